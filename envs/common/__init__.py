@@ -1,0 +1,1 @@
+"""What all cardzoo games share: cards and deck strings, errors, options, observation layouts, rendering."""

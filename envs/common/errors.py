@@ -1,0 +1,25 @@
+"""Exceptions shared by every cardzoo game.
+
+Each one subclasses ``ValueError`` or ``RuntimeError`` as well, so code that catches the builtin still works,
+and each message names the problem and what would have been accepted.
+"""
+
+
+class CardzooError(Exception):
+    """Base class of every error raised by cardzoo."""
+
+
+class IllegalActionError(CardzooError, ValueError):
+    """An action that is out of range or not legal in the current position. The state is left unchanged."""
+
+
+class DeckError(CardzooError, ValueError):
+    """A deck given to ``reset(options={"deck": ...})`` that is malformed: wrong length, unknown or repeated card."""
+
+
+class OptionError(CardzooError, ValueError):
+    """An unknown option, level or option value."""
+
+
+class GameOverError(CardzooError, RuntimeError):
+    """A step after the game has ended (or before the first ``reset``)."""

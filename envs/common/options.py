@@ -1,0 +1,49 @@
+"""Checking the options an environment is built with, so that a typo is an error and not a silent default."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Collection, Mapping
+from typing import Any
+
+from .errors import OptionError
+
+
+def reject_unknown(given: Mapping[str, Any], known: Collection[str], what: str) -> None:
+    """Raise :class:`OptionError` naming every key of ``given`` that is not in ``known``."""
+    unknown = [k for k in given if k not in known]
+    if unknown:
+        hints = []
+        for k in unknown:
+            close = difflib.get_close_matches(str(k), list(known), n=1)
+            hints.append(f"{k!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
+        raise OptionError(f"unknown {what} {', '.join(hints)}; known {what}s: {', '.join(sorted(known))}")
+
+
+def one_of(name: str, value: Any, choices: Collection[Any]) -> Any:
+    if value not in choices:
+        raise OptionError(f"option {name}={value!r} is not one of {sorted(choices, key=str)}")
+    return value
+
+
+def int_in(name: str, value: Any, low: int, high: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int,)) and not hasattr(value, "__index__"):
+        raise OptionError(f"option {name} must be an integer in {low}..{high}, got {value!r}")
+    value = int(value)
+    if not low <= value <= high:
+        raise OptionError(f"option {name}={value} is out of range {low}..{high}")
+    return value
+
+
+def flag(name: str, value: Any) -> bool:
+    if not isinstance(value, (bool,)) and type(value).__name__ != "bool_":
+        raise OptionError(f"option {name} must be True or False, got {value!r}")
+    return bool(value)
+
+
+def number(name: str, value: Any, low: float = float("-inf"), high: float = float("inf")) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise OptionError(f"option {name} must be a number, got {value!r}")
+    if not low <= value <= high:
+        raise OptionError(f"option {name}={value} is out of range {low}..{high}")
+    return float(value)
