@@ -1,0 +1,1 @@
+"""Summit Rush: the rules (``rules``), what a player sees (``observer``), drawing (``render``) and the env (``env``)."""

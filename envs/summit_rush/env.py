@@ -1,0 +1,367 @@
+"""Summit Rush as a PettingZoo Parallel environment (and its AEC form).
+
+Summit Rush is a cooperative real-time patience on the TriPeaks layout: 28 cards in three overlapping pyramids
+(rows of 3, 6 and 9 face down over a bottom row of 10 face up). Each player has a waste pile and a small stock of
+their own. A free peak card goes onto any pile whose top is one rank above or below it (suits ignored, K-A round
+the corner by default); a player may turn their own stock onto their own pile at any time. The team wins when all
+28 peak cards are gone before the clock runs out, and loses on time or when every stock is empty and nothing fits.
+Full rules and rulings: ``seeds/summit_rush.md``; simulation figures: ``seeds/summit_rush_figures.json``.
+
+Construction::
+
+    from cardzoo.envs import summit_rush_v0
+    par = summit_rush_v0.parallel_env(level="hard")     # ParallelEnv: every player acts every tick
+    aec = summit_rush_v0.env(players=3)                 # the AEC form (PettingZoo's parallel_to_aec, order enforced)
+
+Real time as ticks. Play is simultaneous: each ``step`` is one tick, ``seconds_per_action`` seconds of the clock,
+and every player submits one action. The actions land one by one in a random seat order drawn from the game's
+seed (whoever touches first): if two players take the same card, the later action has no effect (a *conflict*);
+a card whose pile changed under it goes onto the first other pile that takes it, starting with the player's own
+pile (*redirected*), or else goes back (*bounced*). Cards uncovered during a tick turn up at once but can be played
+from the next tick on. The clock has ``time_limit / seconds_per_action`` ticks (60 on Normal, 40 on Hard).
+
+Agents: ``player_0``, ``player_1`` (and ``player_2`` with ``players=3``; only ``player_0`` with ``solo=True``).
+Pile ``p`` and stock ``p`` belong to ``player_p``.
+
+Action space: ``Discrete(28 * P + 2)`` per player, ``P`` = number of piles (2 by default: 58 actions).
+``pos * P + pile`` plays the free card at peak position ``pos`` (0..27, see below) onto pile ``pile``; ``28 * P``
+turns the player's own stock onto their own pile; ``28 * P + 1`` waits. Wait is always legal, so the mask is never
+empty. ``action_name(a)`` names an action. Peak positions, row by row::
+
+    row 0 (3, face down)       0           1           2
+    row 1 (6, face down)     3   4       5   6       7   8
+    row 2 (9, face down)   9  10  11  12  13  14  15  16  17
+    row 3 (10, face up)  18  19  20  21  22  23  24  25  26  27
+
+Position ``9 + k`` is covered by ``18 + k`` and ``19 + k``; position ``3 + j`` by ``9 + k`` and ``10 + k`` with
+``k = j + j // 2``; position ``i`` by ``3 + 2i`` and ``4 + 2i`` (``rules.COVERED_BY``). A card is free exactly
+when it is face up; a face-down card turns up as soon as both cards covering it are gone.
+
+Observation space: ``Dict(observation=Box(0, 1, (n,), int8), action_mask=Box(0, 1, (28 * P + 2,), int8))``. Every
+player sees the same public table; only the ``seat`` piece differs. Face-down peak cards, unturned stock cards and
+the cards set aside never appear. ``env.describe(obs["observation"])`` gives the same in words. Slices for the
+default options (two players, Normal; other options change the sizes, ``env.observer.layout.table()`` prints
+them)::
+
+    slice     piece            meaning
+       0:28   peak_gone        1 if the card at peak position i has been played
+      28:56   peak_down        1 if position i holds a face-down card
+      56:84   peak_up          1 if position i holds a face-up (free) card
+      84:448  peak_rank        rank 2..A of each face-up peak card (13 per position; zeros otherwise)
+     448:560  peak_suit        suit C,D,H,S of each face-up peak card (4 per position)
+     560:586  pile_rank        rank 2..A of the top card of each pile (13 per pile, pile p = player_p's)
+     586:594  pile_suit        suit C,D,H,S of the top card of each pile (4 per pile)
+     594:646  on_piles         every card lying in any waste pile (card c = suit * 13 + rank)
+     646:668  stock_left       cards left in each player's stock, a thermometer of 11 per player
+     668:728  time_left        ticks left on the clock, a thermometer of 60 (empty if untimed)
+     728:729  timed            1 if the game has a time limit
+     729:731  seat             the viewer's seat, one-hot (its pile and stock have the same index)
+     731:732  wrap             1 if round the corner (K-A) is on
+    (732 entries in all)
+
+Rewards: +1 to every player on a win, -1 to every player on a loss, 0 on every other tick.
+
+Info: empty during play; at the end every agent's info holds ``outcome`` ("win", "time", "stuck"; "illegal"
+under ``illegal_action="penalize"``), ``ticks`` used, ``score`` (cards left in all stocks on a win, 0 on a loss),
+``conflicts`` (actions on a card already taken that tick), ``redirected`` and ``bounced`` cards, ``turned``
+(stock cards turned), ``peaks_left`` and ``illegal_waits`` (under ``illegal_action="wait"``).
+
+Options (keyword arguments; unknown names or bad values raise ``OptionError``):
+
+    level              "normal" (12 stock each / 8 with 3 players, 180 s; default), "hard" (10 / 6, 120 s),
+                       "expert" (10 / 6, 90 s; a ruling, the document leaves it undefined)
+    players            2 (default) or 3
+    solo               True: plain TriPeaks, one player, one pile, a 24-card stock, untimed unless time_limit is given
+    stock              stock cards per player, overriding the level (players * stock <= 24)
+    time_limit         seconds on the clock, overriding the level; None = untimed (the document's simulation)
+    seconds_per_action seconds one tick takes, default 3.0
+    wrap               False: no round the corner (K and A are not neighbours)
+    illegal_action     "raise" (default): an illegal action raises IllegalActionError and changes nothing;
+                       "penalize": it ends the game as a loss for everyone (outcome "illegal");
+                       "wait": it is played as a wait and counted in info["illegal_waits"]
+    render_mode        "ansi", "human" or "rgb_array"
+
+Reset options: ``deck``, 52 two-character card strings such as "TS": ``deck[0:28]`` the peaks by position (row by
+row, as above), then each player's stock in turning order (``deck[28:28+S]`` player_0's, the next ``S``
+player_1's, ...; the first card of each starts that player's pile), then the cards set aside (4 on Hard). The
+who-touches-first order still comes from the seed. (The key ``"options"``, which PettingZoo's API tests pass to
+probe the signature, is ignored; any other unknown key raises ``OptionError``.)
+
+Seeding: ``reset(seed=s)`` plays game ``s``; ``reset()`` plays the next game of a stream seeded by the last
+explicit seed. ``game_record()`` holds the game's own seed and every tick's actions; ``cardzoo.envs.replay``
+rebuilds it.
+
+Version history:
+    v0: first release.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import ParallelEnv
+from pettingzoo.utils.conversions import parallel_to_aec
+
+from ..common.cards import card_pretty, parse_deck
+from ..common.errors import GameOverError, IllegalActionError, OptionError
+from ..common.layout import Layout
+from ..common.options import flag, int_in, number, one_of, reject_unknown
+from ..common.wrappers import OrderEnforcing
+from . import render, rules
+from .observer import Observer
+
+ENV_OPTIONS = ("level", "players", "solo", "stock", "time_limit", "seconds_per_action", "wrap", "illegal_action",
+               "render_mode")
+RESET_OPTIONS = ("deck",)
+IGNORED_RESET_OPTIONS = ("options",)  # PettingZoo's API tests pass {"options": 1} to probe reset's signature
+ILLEGAL_ACTION_MODES = ("raise", "penalize", "wait")
+
+
+def make_config(level: str = "normal", players: int = 2, solo: bool = False, stock=None, time_limit="level",
+                seconds_per_action: float = 3.0, wrap: bool = True) -> rules.Config:
+    """The rules for a set of options (checked; bad values raise ``OptionError``)."""
+    level = one_of("level", level, rules.LEVELS)
+    if flag("solo", solo):
+        if players not in (1, 2):  # 2 is the default; anything else given with solo is a contradiction
+            raise OptionError(f"solo=True is one player; players={players!r} contradicts it")
+        players = 1
+    else:
+        players = int_in("players", players, 2, 3)
+    base_stock, base_time = rules.LEVELS[level][players]
+    stock = base_stock if stock is None else int_in("stock", stock, 1, 24 // players)
+    if time_limit == "level":
+        time_limit = base_time
+    elif time_limit is not None:
+        time_limit = number("time_limit", time_limit, 0.0)
+    spa = number("seconds_per_action", seconds_per_action, 0.0)
+    if spa <= 0:
+        raise OptionError(f"option seconds_per_action must be positive, got {seconds_per_action!r}")
+    config = rules.Config(players=players, stock=stock, time_limit=time_limit, seconds_per_action=spa,
+                          wrap=flag("wrap", wrap))
+    if config.ticks is not None and config.ticks < 1:
+        raise OptionError(f"time_limit={time_limit} leaves no whole action of {spa} s: the game could not start")
+    return config
+
+
+class SummitRushEnv(ParallelEnv):
+    __doc__ = __doc__
+    metadata = {"render_modes": ["human", "ansi", "rgb_array"], "name": "summit_rush_v0",
+                "is_parallelizable": True, "render_fps": 2}
+    env_name = "summit_rush_v0"
+
+    def __init__(self, **options: Any):
+        reject_unknown(options, ENV_OPTIONS, "option")
+        game = {k: options[k] for k in ("level", "players", "solo", "stock", "time_limit", "seconds_per_action",
+                                        "wrap") if k in options}
+        self.config = make_config(**game)
+        self.render_mode = one_of("render_mode", options.get("render_mode"), [None, *self.metadata["render_modes"]])
+        self.illegal_action = one_of("illegal_action", options.get("illegal_action", "raise"), ILLEGAL_ACTION_MODES)
+        self._options = {k: v for k, v in options.items() if k != "render_mode"}
+        n = self.config.players
+        self.possible_agents = [f"player_{p}" for p in range(n)]
+        self.agents: list[str] = []
+        self._seat = {a: p for p, a in enumerate(self.possible_agents)}
+        self.observer = Observer(self.config)
+        self.n_actions = self.config.n_actions
+        self.TURN = rules.N_PEAKS * n
+        self.WAIT = self.TURN + 1
+        self._mask_layout = Layout(("play", rules.N_PEAKS * n, "pos * P + pile"), ("turn", 1, ""), ("wait", 1, ""))
+        obs_space = spaces.Dict({
+            "observation": spaces.Box(0, 1, (self.observer.size,), np.int8),
+            "action_mask": spaces.Box(0, 1, (self.n_actions,), np.int8),
+        })
+        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        self.action_spaces = {a: spaces.Discrete(self.n_actions) for a in self.possible_agents}
+        self._seed_stream = np.random.default_rng()
+        self._record: dict[str, Any] | None = None
+        self.game: rules.State | None = None
+        self.illegal_waits = 0
+        self.outcome_info: dict[str, Any] = {}
+
+    # ----------------------------------------------------------------- PettingZoo API
+    def observation_space(self, agent):
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent):
+        return self.action_spaces[agent]
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None):
+        reset_options = {k: v for k, v in (options or {}).items() if k not in IGNORED_RESET_OPTIONS}
+        reject_unknown(reset_options, RESET_OPTIONS, "reset option")
+        deck = parse_deck(reset_options["deck"]) if "deck" in reset_options else None  # check before any change
+        if seed is None:
+            seed = int(self._seed_stream.integers(2**63))
+        else:
+            seed = int(seed)
+            self._seed_stream = np.random.default_rng([seed, 0x5EED])
+        rng = np.random.default_rng(seed)
+        if deck is None:
+            deck = rng.permutation(52).tolist()
+        order_seed = int(rng.integers(2**63))
+        self.game = rules.new_game(self.config, deck, order_seed)
+        self._record = {"env": self.env_name, "kind": "parallel", "options": dict(self._options), "seed": seed,
+                        "reset_options": reset_options, "actions": []}
+        self.agents = list(self.possible_agents)
+        self.illegal_waits = 0
+        self.outcome_info = {}
+        return self._observations(), {a: {} for a in self.agents}
+
+    def step(self, actions: dict[str, Any]):
+        s = self.game
+        if s is None:
+            raise GameOverError("step() before reset(): call reset() to start a game")
+        if not self.agents:
+            raise GameOverError(f"the game is over ({self.outcome_info.get('outcome')}); call reset() to play again")
+        seats_actions = self._check_actions(actions)
+        agents = self.agents
+        if seats_actions is None:  # an illegal action under "penalize"
+            self.outcome_info = self._final_info(rules.ILLEGAL)
+            return self._finish(-1.0)
+        self._record["actions"].append({a: seats_actions[i] for i, a in enumerate(agents)})
+        rules.play_tick(s, seats_actions)
+        if s.outcome is not None:
+            self.outcome_info = self._final_info(s.outcome)
+            return self._finish(rules.rewards(s))
+        return (self._observations(), dict.fromkeys(agents, 0.0), dict.fromkeys(agents, False),
+                dict.fromkeys(agents, False), {a: {} for a in agents})
+
+    def _finish(self, reward: float):
+        agents = self.agents
+        obs = self._observations()
+        self.agents = []
+        return (obs, dict.fromkeys(agents, reward), dict.fromkeys(agents, True), dict.fromkeys(agents, False),
+                {a: dict(self.outcome_info) for a in agents})
+
+    def _observations(self) -> dict[str, dict[str, np.ndarray]]:
+        s = self.game
+        public = self.observer.public_bits(s)
+        plays = rules.play_bits(s)
+        to_array, seat_bits = self.observer.layout.to_array, self.observer.seat_bits
+        mask_array = self._mask_layout.to_array
+        out = {}
+        for p, agent in enumerate(self.possible_agents):
+            out[agent] = {"observation": to_array(public | seat_bits[p]),
+                          "action_mask": mask_array(rules.legal_bits(s, p, plays))}
+        return out
+
+    def _check_actions(self, actions) -> list[int] | None:
+        """Every seat's action as an int, all checked before anything is applied; ``None`` for a penalised
+        illegal action; illegal actions become waits under ``illegal_action="wait"``; raises otherwise."""
+        if not isinstance(actions, dict):
+            raise IllegalActionError(f"step() takes a dict of one action per agent, got {type(actions).__name__}")
+        unknown = [a for a in actions if a not in self._seat]
+        missing = [a for a in self.agents if a not in actions]
+        if unknown or missing:
+            parts = []
+            if missing:
+                parts.append(f"missing actions for {missing}")
+            if unknown:
+                parts.append(f"unknown agents {unknown}")
+            raise IllegalActionError(f"step() needs exactly one action for each of {self.agents}: "
+                                     + "; ".join(parts))
+        out = []
+        illegal: list[int] = []
+        for seat, agent in enumerate(self.agents):
+            action = actions[agent]
+            n = self.n_actions
+            if isinstance(action, np.ndarray) and action.shape == () and np.issubdtype(action.dtype, np.integer):
+                action = int(action)
+            if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+                raise IllegalActionError(f"{agent}'s action must be an integer in 0..{n - 1}, got {action!r}")
+            action = int(action)
+            if not 0 <= action < n:
+                raise IllegalActionError(f"{agent}'s action {action} is out of range 0..{n - 1}")
+            if not rules.is_legal(self.game, seat, action):
+                if self.illegal_action == "raise":
+                    legal = rules.legal_bits(self.game, seat)
+                    names = [f"{a} ({self.action_name(a)})" for a in range(n) if legal >> a & 1]
+                    raise IllegalActionError(
+                        f"{agent} cannot play action {action} ({self.action_name(action)}): "
+                        f"{self._why_illegal(seat, action)}. Legal actions: {', '.join(names)}")
+                illegal.append(seat)
+                action = self.WAIT
+            out.append(action)
+        if illegal:
+            if self.illegal_action == "penalize":
+                return None
+            self.illegal_waits += len(illegal)
+        return out
+
+    def _final_info(self, outcome: str) -> dict[str, Any]:
+        s = self.game
+        return {"outcome": outcome, "ticks": s.tick, "score": s.score if outcome == rules.WIN else 0,
+                "conflicts": s.conflicts, "redirected": s.redirected, "bounced": s.bounced, "turned": s.turned,
+                "peaks_left": s.present.bit_count(), "illegal_waits": self.illegal_waits}
+
+    # ----------------------------------------------------------------- names and errors
+    def action_name(self, action: int) -> str:
+        n = self.config.players
+        if action == self.WAIT:
+            return "wait"
+        if action == self.TURN:
+            return "turn own stock"
+        pos, pile = divmod(action, n)
+        s = self.game
+        card = card_pretty(s.peaks[pos]) if s is not None and s.up >> pos & 1 else "card"
+        return f"{card} at position {pos} onto pile {pile}"
+
+    def _why_illegal(self, seat: int, action: int) -> str:
+        s = self.game
+        if action == self.TURN:
+            return "their stock is empty"
+        pos, pile = divmod(action, self.config.players)
+        if not s.present >> pos & 1:
+            return f"position {pos} is empty"
+        if not s.up >> pos & 1:
+            return f"position {pos} is face down (covered)"
+        return f"it does not fit the {card_pretty(s.tops[pile])} on pile {pile}"
+
+    # ----------------------------------------------------------------- extras
+    def describe(self, vector: np.ndarray) -> dict[str, Any]:
+        """An observation vector in words (see :meth:`Observer.describe`)."""
+        return self.observer.describe(vector)
+
+    def legal_actions(self, agent: str) -> list[int]:
+        bits = rules.legal_bits(self.game, self._seat[agent])
+        return [a for a in range(self.n_actions) if bits >> a & 1]
+
+    def game_record(self) -> dict[str, Any]:
+        """The game so far as plain JSON-ready data: env name, kind, options, seed, reset options, tick actions."""
+        if self._record is None:
+            raise GameOverError("no game has been started; call reset() first")
+        record = dict(self._record)
+        record["actions"] = [dict(t) for t in record["actions"]]
+        return record
+
+    def render(self):
+        if self.render_mode is None:
+            raise OptionError("render() needs a render_mode: pass render_mode='ansi', 'human' or 'rgb_array'")
+        if self.game is None:
+            raise OptionError("render() before reset(): there is no table to show yet")
+        if self.render_mode == "rgb_array":
+            return render.image(self.game)
+        text = render.text(self.game)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        pass
+
+
+def parallel_env(**options) -> SummitRushEnv:
+    """The Parallel environment (every player acts every tick)."""
+    return SummitRushEnv(**options)
+
+
+def raw_env(**options):
+    """The AEC form, PettingZoo's ``parallel_to_aec`` of :func:`parallel_env` (no order enforcing)."""
+    return parallel_to_aec(SummitRushEnv(**options))
+
+
+def env(**options) -> OrderEnforcing:
+    """The AEC form in an order-enforcing wrapper (errors for a step before reset or after the end)."""
+    return OrderEnforcing(raw_env(**options))

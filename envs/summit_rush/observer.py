@@ -1,0 +1,126 @@
+"""What a Summit Rush player may see, as a labelled 0/1 vector and as a readable dict.
+
+Everything on the table is public (the peaks' face-up cards, every pile, how many cards each stock holds, the
+clock), so every player's vector is the same except for the ``seat`` piece. Face-down peak cards, unturned stock
+cards and the cards set aside never appear. Seats and piles are absolute (pile ``p`` belongs to ``player_p``); the
+``seat`` piece tells the viewer which one is theirs.
+
+Counts (stock cards left, ticks left) are thermometers: entry ``i`` of the piece is 1 iff the count exceeds ``i``.
+The vector's length depends on the options (players, stock size, number of ticks), so :class:`Observer` builds one
+:class:`~cardzoo.envs.common.layout.Layout` per configuration.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..common.cards import CARD_NAMES, cards_of
+from ..common.layout import Layout
+from .rules import ALL_PEAKS, N_PEAKS, Config, State
+
+
+def _thermometer(piece: np.ndarray) -> int:
+    return int(piece.sum())
+
+
+class Observer:
+    """The observation layout for one configuration, with precomputed bit tables (the observer runs every tick)."""
+
+    def __init__(self, config: Config):
+        self.config = config
+        n = config.players
+        self.stock_len = max(config.stock - 1, 0)
+        self.ticks = config.ticks or 0
+        self.layout = Layout(
+            ("peak_gone", N_PEAKS, "1 if the card at peak position i has been played"),
+            ("peak_down", N_PEAKS, "1 if position i holds a face-down card"),
+            ("peak_up", N_PEAKS, "1 if position i holds a face-up (free) card"),
+            ("peak_rank", N_PEAKS * 13, "rank 2..A of each face-up peak card (13 per position; zeros otherwise)"),
+            ("peak_suit", N_PEAKS * 4, "suit C,D,H,S of each face-up peak card (4 per position)"),
+            ("pile_rank", n * 13, "rank 2..A of the top card of each pile (13 per pile, pile p = player_p's)"),
+            ("pile_suit", n * 4, "suit C,D,H,S of the top card of each pile (4 per pile)"),
+            ("on_piles", 52, "every card lying in any waste pile (card c = suit * 13 + rank)"),
+            ("stock_left", n * self.stock_len,
+             f"cards left in each player's stock, a thermometer of {self.stock_len} per player"),
+            ("time_left", self.ticks, f"ticks left on the clock, a thermometer of {self.ticks} (empty if untimed)"),
+            ("timed", 1, "1 if the game has a time limit"),
+            ("seat", n, "the viewer's seat, one-hot (its pile and stock have the same index)"),
+            ("wrap", 1, "1 if round the corner (K-A) is on"),
+        )
+        o = self.layout.offsets
+        self._gone, self._down, self._up = o["peak_gone"], o["peak_down"], o["peak_up"]
+        self._on_piles = o["on_piles"]
+        self._peak_bits = tuple(
+            tuple(1 << (o["peak_rank"] + 13 * pos + c % 13) | 1 << (o["peak_suit"] + 4 * pos + c // 13)
+                  for c in range(52))
+            for pos in range(N_PEAKS)
+        )
+        self._pile_bits = tuple(
+            tuple(1 << (o["pile_rank"] + 13 * p + c % 13) | 1 << (o["pile_suit"] + 4 * p + c // 13) for c in range(52))
+            for p in range(n)
+        )
+        self._stock_offsets = tuple(o["stock_left"] + p * self.stock_len for p in range(n))
+        self._time = o["time_left"]
+        self._constant = (1 << o["timed"] if config.ticks is not None else 0) | (1 << o["wrap"] if config.wrap else 0)
+        self.seat_bits = tuple(1 << (o["seat"] + p) for p in range(n))
+
+    @property
+    def size(self) -> int:
+        return self.layout.size
+
+    def public_bits(self, s: State) -> int:
+        """Everything but the seat, as one int (bit i = entry i): the same for every viewer."""
+        present, up = s.present, s.up
+        bits = (ALL_PEAKS & ~present) << self._gone | (present & ~up) << self._down | up << self._up
+        bits |= s.on_piles << self._on_piles | self._constant
+        peaks, table = s.peaks, self._peak_bits
+        while up:
+            low = up & -up
+            pos = low.bit_length() - 1
+            up ^= low
+            bits |= table[pos][peaks[pos]]
+        for p, top in enumerate(s.tops):
+            bits |= self._pile_bits[p][top]
+        for off, left in zip(self._stock_offsets, s.stock_left, strict=True):
+            bits |= ((1 << left) - 1) << off
+        if self.ticks:
+            left = max(self.ticks - s.tick, 0)
+            bits |= ((1 << left) - 1) << self._time
+        return bits
+
+    def observe(self, s: State, seat: int) -> np.ndarray:
+        return self.layout.to_array(self.public_bits(s) | self.seat_bits[seat])
+
+    def describe(self, vector: np.ndarray) -> dict[str, Any]:
+        """The vector in words: each peak position as a card string, ``"??"`` (face down) or ``None`` (gone)."""
+        p = self.layout.split(np.asarray(vector))
+        peaks: list[str | None] = []
+        for pos in range(N_PEAKS):
+            if p["peak_gone"][pos]:
+                peaks.append(None)
+            elif p["peak_down"][pos]:
+                peaks.append("??")
+            else:
+                r = int(np.flatnonzero(p["peak_rank"][13 * pos : 13 * pos + 13])[0])
+                su = int(np.flatnonzero(p["peak_suit"][4 * pos : 4 * pos + 4])[0])
+                peaks.append(CARD_NAMES[su * 13 + r])
+        n = self.config.players
+        piles = []
+        for q in range(n):
+            r = int(np.flatnonzero(p["pile_rank"][13 * q : 13 * q + 13])[0])
+            su = int(np.flatnonzero(p["pile_suit"][4 * q : 4 * q + 4])[0])
+            piles.append(CARD_NAMES[su * 13 + r])
+        k = self.stock_len
+        on_piles = int.from_bytes(np.packbits(p["on_piles"].astype(np.uint8), bitorder="little").tobytes(), "little")
+        return {
+            "peaks": peaks,
+            "free": [pos for pos in range(N_PEAKS) if p["peak_up"][pos]],
+            "piles": piles,
+            "on_piles": [CARD_NAMES[c] for c in cards_of(on_piles)],
+            "stock_left": [_thermometer(p["stock_left"][q * k : q * k + k]) for q in range(n)],
+            "time_left": _thermometer(p["time_left"]) if p["timed"][0] else None,
+            "seat": int(np.flatnonzero(p["seat"])[0]),
+            "wrap": bool(p["wrap"][0]),
+        }

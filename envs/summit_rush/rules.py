@@ -1,0 +1,348 @@
+"""Summit Rush rules: the layout, the state, legal plays, resolving one tick, the end. Plain Python, no RL.
+
+Layout. The 28 peak positions are numbered row by row, top to bottom and left to right::
+
+    row 0 (3, face down)       0           1           2
+    row 1 (6, face down)     3   4       5   6       7   8
+    row 2 (9, face down)   9  10  11  12  13  14  15  16  17
+    row 3 (10, face up)  18  19  20  21  22  23  24  25  26  27
+
+The standard TriPeaks overlap: bottom-row positions ``18 + k`` and ``19 + k`` cover row-2 position ``9 + k``
+(k = 0..8); row-2 positions ``9 + k`` and ``10 + k`` with ``k = j + j // 2`` cover row-1 position ``3 + j``
+(j = 0..5, so the three pyramids share no row-1 card); row-1 positions ``3 + 2i`` and ``4 + 2i`` cover the peak
+``i`` (i = 0..2). ``COVERED_BY[pos]`` holds the two covering positions (none for the bottom row).
+
+Piles and seats. Seat ``p`` owns waste pile ``p`` and stock ``p``; solo play has one seat and one pile. Cards are
+the ints of :mod:`cardzoo.envs.common.cards` (``suit * 13 + rank``, rank 0..12 for 2..A); the Ace is low in the
+game's own order A-2-...-K, and "round the corner" (``wrap``) also joins K and A.
+
+Actions (one per seat and tick), for ``P`` piles: ``pos * P + pile`` plays the free card at peak position ``pos``
+onto ``pile``; ``TURN = 28 * P`` turns the seat's own stock onto its own pile; ``WAIT = 28 * P + 1`` does nothing.
+
+Deck order for an explicit deal (52 card ints): ``deck[0:28]`` the peaks by position, then each seat's stock in
+turning order (``deck[28:28 + S]`` seat 0, the next ``S`` seat 1, ...; the first card of each is turned up at the
+start), then the cards set aside unseen.
+
+See ``seeds/summit_rush.md`` for the rules in the project's words and every ruling taken.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import permutations
+
+N_PEAKS = 28
+ROWS = (3, 6, 9, 10)
+ROW_START = (0, 3, 9, 18)
+ALL_PEAKS = (1 << N_PEAKS) - 1
+BOTTOM_ROW = tuple(range(18, 28))
+
+
+def _covered_by() -> tuple[tuple[int, ...], ...]:
+    out: list[tuple[int, ...]] = []
+    out += [(3 + 2 * i, 4 + 2 * i) for i in range(3)]
+    out += [(9 + j + j // 2, 10 + j + j // 2) for j in range(6)]
+    out += [(18 + k, 19 + k) for k in range(9)]
+    out += [()] * 10
+    return tuple(out)
+
+
+COVERED_BY = _covered_by()
+COVER_MASK = tuple(sum(1 << c for c in covers) for covers in COVERED_BY)
+# The positions each card covers (one or two, none for the peaks' tops): checked when the card leaves.
+COVERS = tuple(tuple(q for q in range(N_PEAKS) if pos in COVERED_BY[q]) for pos in range(N_PEAKS))
+START_UP = sum(1 << p for p in BOTTOM_ROW)
+
+
+def game_rank(card: int) -> int:
+    """The rank in the game's own order: A=0, 2=1, ..., K=12."""
+    return (card % 13 + 1) % 13
+
+
+def _fits_table(wrap: bool) -> tuple[int, ...]:
+    """``table[top]`` = card mask of the cards that may go onto ``top``."""
+    table = []
+    for top in range(52):
+        t = game_rank(top)
+        m = 0
+        for c in range(52):
+            d = (game_rank(c) - t) % 13
+            if d == 1 and (wrap or game_rank(c) > t) or d == 12 and (wrap or game_rank(c) < t):
+                m |= 1 << c
+        table.append(m)
+    return tuple(table)
+
+
+FITS = {True: _fits_table(True), False: _fits_table(False)}
+
+# Outcomes.
+WIN = "win"
+TIME = "time"
+STUCK = "stuck"
+ILLEGAL = "illegal"  # only under illegal_action="penalize" (decided by the env, not the rules)
+
+
+@dataclass(frozen=True)
+class Config:
+    """The variable rules. Levels (see ``LEVELS``) are presets of these."""
+
+    players: int = 2  # seats; each has a pile and a stock (1 = solo TriPeaks)
+    stock: int = 12  # stock cards per seat, the first of which starts the seat's pile
+    time_limit: float | None = 180.0  # seconds; None = untimed
+    seconds_per_action: float = 3.0  # one tick
+    wrap: bool = True  # round the corner: K and A are neighbours
+
+    @property
+    def ticks(self) -> int | None:
+        """Ticks before time runs out (whole actions that fit in the time), None if untimed."""
+        if self.time_limit is None:
+            return None
+        return int(self.time_limit / self.seconds_per_action + 1e-9)
+
+    @property
+    def aside(self) -> int:
+        return 52 - N_PEAKS - self.players * self.stock
+
+    @property
+    def n_actions(self) -> int:
+        return N_PEAKS * self.players + 2
+
+
+# Level presets per number of players: (stock per seat, seconds). Expert is this project's ruling.
+LEVELS = {
+    "normal": {1: (24, None), 2: (12, 180.0), 3: (8, 180.0)},
+    "hard": {1: (24, None), 2: (10, 120.0), 3: (6, 120.0)},
+    "expert": {1: (24, None), 2: (10, 90.0), 3: (6, 90.0)},
+}
+
+# Seat orders in which a tick's actions land, one list per player count.
+ORDERS = {n: tuple(tuple(p) for p in permutations(range(n))) for n in (1, 2, 3)}
+
+
+class State:
+    """Everything about one game in progress. Mutated in place by :func:`play_tick`; :meth:`copy` for search."""
+
+    __slots__ = (
+        "config", "fits", "peaks", "present", "up", "piles", "tops", "on_piles", "stocks", "stock_left",
+        "aside", "tick", "outcome", "conflicts", "bounced", "redirected", "turned", "rng", "last_order",
+    )  # fmt: skip
+
+    def copy(self) -> State:
+        other = State.__new__(State)
+        for name in State.__slots__:
+            setattr(other, name, getattr(self, name))
+        other.peaks = list(self.peaks)
+        other.piles = [list(p) for p in self.piles]
+        other.tops = list(self.tops)
+        other.stocks = [list(st) for st in self.stocks]
+        other.stock_left = list(self.stock_left)
+        other.rng = random.Random()
+        other.rng.setstate(self.rng.getstate())
+        return other
+
+    @property
+    def done(self) -> bool:
+        return self.outcome is not None
+
+    @property
+    def n_piles(self) -> int:
+        return self.config.players
+
+    def ticks_left(self) -> int | None:
+        ticks = self.config.ticks
+        return None if ticks is None else ticks - self.tick
+
+    @property
+    def score(self) -> int:
+        """Cards left in all stocks on a win (the document's bragging score); 0 for a loss."""
+        return sum(self.stock_left) if self.outcome == WIN else 0
+
+    def stock_card(self, seat: int) -> int | None:
+        """The next card of ``seat``'s stock (hidden from the players; for tests and search only)."""
+        st = self.stocks[seat]
+        return st[len(st) - self.stock_left[seat]] if self.stock_left[seat] else None
+
+
+def new_game(config: Config, deck: Sequence[int], order_seed: int) -> State:
+    """A game dealt from ``deck`` (see the module docstring for the order); ``order_seed`` seeds who-touches-first."""
+    s = State()
+    s.config = config
+    s.fits = FITS[config.wrap]
+    s.peaks = list(deck[:N_PEAKS])
+    s.present = ALL_PEAKS
+    s.up = START_UP
+    n, k = config.players, config.stock
+    s.stocks = [list(deck[N_PEAKS + p * k : N_PEAKS + (p + 1) * k]) for p in range(n)]
+    s.aside = list(deck[N_PEAKS + n * k :])
+    s.piles = [[st[0]] for st in s.stocks]
+    s.tops = [st[0] for st in s.stocks]
+    s.on_piles = 0
+    for c in s.tops:
+        s.on_piles |= 1 << c
+    s.stock_left = [k - 1] * n
+    s.tick = 0
+    s.outcome = None
+    s.conflicts = s.bounced = s.redirected = s.turned = 0
+    s.rng = random.Random(order_seed)
+    s.last_order = ()
+    return s
+
+
+def free_positions(s: State) -> list[int]:
+    """Positions of the face-up (free) peak cards, lowest first."""
+    out, up = [], s.up
+    while up:
+        low = up & -up
+        out.append(low.bit_length() - 1)
+        up ^= low
+    return out
+
+
+def play_bits(s: State) -> int:
+    """Action bits ``pos * P + pile`` of every free card that fits a pile now (the same for every seat)."""
+    if s.outcome is not None:
+        return 0
+    bits = 0
+    n = s.config.players
+    fits = [s.fits[t] for t in s.tops]
+    peaks = s.peaks
+    up = s.up
+    while up:
+        low = up & -up
+        pos = low.bit_length() - 1
+        up ^= low
+        c = peaks[pos]
+        base = pos * n
+        for p in range(n):
+            if fits[p] >> c & 1:
+                bits |= 1 << (base + p)
+    return bits
+
+
+def legal_bits(s: State, seat: int, plays: int | None = None) -> int:
+    """Action bits legal for ``seat`` (pass ``plays = play_bits(s)`` to share it between seats). Wait is always
+    legal while the game runs; nothing is legal once it is over."""
+    if s.outcome is not None:
+        return 0
+    n = s.config.players
+    bits = play_bits(s) if plays is None else plays
+    if s.stock_left[seat]:
+        bits |= 1 << (N_PEAKS * n)
+    return bits | 1 << (N_PEAKS * n + 1)
+
+
+def is_legal(s: State, seat: int, action: int) -> bool:
+    if s.outcome is not None:
+        return False
+    n = s.config.players
+    if action == N_PEAKS * n + 1:
+        return True
+    if action == N_PEAKS * n:
+        return s.stock_left[seat] > 0
+    if not 0 <= action < N_PEAKS * n:
+        return False
+    pos, pile = divmod(action, n)
+    return bool(s.up >> pos & 1 and s.fits[s.tops[pile]] >> s.peaks[pos] & 1)
+
+
+def draw_order(s: State) -> tuple[int, ...]:
+    """The seat order in which this tick's actions land (whoever touches first), from the game's generator."""
+    orders = ORDERS[s.config.players]
+    return orders[int(s.rng.random() * len(orders))]
+
+
+def _remove(s: State, pos: int, pile: int) -> None:
+    card = s.peaks[pos]
+    s.present &= ~(1 << pos)
+    s.up &= ~(1 << pos)
+    s.piles[pile].append(card)
+    s.tops[pile] = card
+    s.on_piles |= 1 << card
+    present = s.present
+    for q in COVERS[pos]:
+        if not present & COVER_MASK[q]:
+            s.up |= 1 << q
+
+
+def turn_stock(s: State, seat: int) -> None:
+    st = s.stocks[seat]
+    card = st[len(st) - s.stock_left[seat]]
+    s.stock_left[seat] -= 1
+    s.piles[seat].append(card)
+    s.tops[seat] = card
+    s.on_piles |= 1 << card
+    s.turned += 1
+
+
+def play_tick(s: State, actions: Sequence[int], order: Sequence[int] | None = None) -> None:
+    """Resolve one tick. ``actions[seat]`` must each be legal at the start of the tick (the caller checks).
+
+    The actions land one by one in ``order`` (drawn from the game's generator if not given). A play whose card
+    is already gone has no effect (a conflict). A play whose pile no longer takes the card goes to the first
+    other pile that does, starting from the player's own pile and going round the seats (redirected), or
+    otherwise back where it lay (bounced). Then the clock advances one tick and the end is checked.
+    """
+    if order is None:
+        order = draw_order(s)
+    s.last_order = tuple(order)
+    n = s.config.players
+    turn = N_PEAKS * n
+    fits = s.fits
+    for seat in order:
+        a = actions[seat]
+        if a > turn:  # wait
+            continue
+        if a == turn:
+            turn_stock(s, seat)
+            continue
+        pos, pile = divmod(a, n)
+        if not s.present >> pos & 1:
+            s.conflicts += 1
+            continue
+        card = s.peaks[pos]
+        if not fits[s.tops[pile]] >> card & 1:
+            for k in range(n):
+                q = (seat + k) % n
+                if q != pile and fits[s.tops[q]] >> card & 1:
+                    pile = q
+                    s.redirected += 1
+                    break
+            else:
+                s.bounced += 1
+                continue
+        _remove(s, pos, pile)
+    s.tick += 1
+    _check_end(s)
+
+
+def is_stuck(s: State) -> bool:
+    """Every stock is empty and no free card fits any pile."""
+    return not any(s.stock_left) and not play_bits(s)
+
+
+def _check_end(s: State) -> None:
+    if not s.present:
+        s.outcome = WIN
+    elif not any(s.stock_left) and not play_bits(s):
+        s.outcome = STUCK
+    elif s.config.ticks is not None and s.tick >= s.config.ticks:
+        s.outcome = TIME
+
+
+def rewards(s: State) -> float:
+    """The team's reward at the end: +1 for a win, -1 for any loss, 0 while the game goes on."""
+    if s.outcome is None:
+        return 0.0
+    return 1.0 if s.outcome == WIN else -1.0
+
+
+def cards_in_play(s: State) -> list[int]:
+    """Every card the game holds (peaks still present, piles, unturned stock, aside): always 52 distinct cards."""
+    out = [s.peaks[p] for p in range(N_PEAKS) if s.present >> p & 1]
+    for pile in s.piles:
+        out += pile
+    for st, left in zip(s.stocks, s.stock_left, strict=True):
+        out += st[len(st) - left :]
+    return out + s.aside
