@@ -64,7 +64,8 @@ Rewards: +1 to every player on a win, -1 to every player on a loss, 0 on every o
 Info: empty during play; at the end every agent's info holds ``outcome`` ("win", "time", "stuck"; "illegal"
 under ``illegal_action="penalize"``), ``ticks`` used, ``score`` (cards left in all stocks on a win, 0 on a loss),
 ``conflicts`` (actions on a card already taken that tick), ``redirected`` and ``bounced`` cards, ``turned``
-(stock cards turned), ``peaks_left`` and ``illegal_waits`` (under ``illegal_action="wait"``).
+(stock cards turned), ``peaks_left``, ``illegal_waits`` (under ``illegal_action="wait"``) and, for a penalised
+illegal action, ``illegal_by`` (the agents who tried one).
 
 Options (keyword arguments; unknown names or bad values raise ``OptionError``):
 
@@ -102,7 +103,7 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import ParallelEnv
-from pettingzoo.utils.conversions import parallel_to_aec
+from pettingzoo.utils.conversions import parallel_to_aec_wrapper
 
 from ..common.cards import card_pretty, parse_deck
 from ..common.errors import GameOverError, IllegalActionError, OptionError
@@ -217,7 +218,7 @@ class SummitRushEnv(ParallelEnv):
         seats_actions = self._check_actions(actions)
         agents = self.agents
         if seats_actions is None:  # an illegal action under "penalize"
-            self.outcome_info = self._final_info(rules.ILLEGAL)
+            self.outcome_info = {**self._final_info(rules.ILLEGAL), **self.outcome_info}
             return self._finish(-1.0)
         self._record["actions"].append({a: seats_actions[i] for i, a in enumerate(agents)})
         rules.play_tick(s, seats_actions)
@@ -235,15 +236,22 @@ class SummitRushEnv(ParallelEnv):
                 {a: dict(self.outcome_info) for a in agents})
 
     def _observations(self) -> dict[str, dict[str, np.ndarray]]:
+        # The table is public: build the shared vector and mask once, then copy them per seat and set the seat's
+        # own entries (its seat bit; "turn" if its stock holds a card). Two bit-to-array conversions per tick.
         s = self.game
-        public = self.observer.public_bits(s)
         plays = rules.play_bits(s)
-        to_array, seat_bits = self.observer.layout.to_array, self.observer.seat_bits
-        mask_array = self._mask_layout.to_array
+        shared = self.observer.layout.to_array(self.observer.public_bits(s))
+        running = s.outcome is None
+        mask = self._mask_layout.to_array(plays | 1 << self.WAIT if running else 0)
+        seat_entry, turn, stock_left = self.observer.seat_entries, self.TURN, s.stock_left
         out = {}
         for p, agent in enumerate(self.possible_agents):
-            out[agent] = {"observation": to_array(public | seat_bits[p]),
-                          "action_mask": mask_array(rules.legal_bits(s, p, plays))}
+            obs = shared.copy()
+            obs[seat_entry[p]] = 1
+            m = mask.copy()
+            if running and stock_left[p]:
+                m[turn] = 1
+            out[agent] = {"observation": obs, "action_mask": m}
         return out
 
     def _check_actions(self, actions) -> list[int] | None:
@@ -262,32 +270,45 @@ class SummitRushEnv(ParallelEnv):
             raise IllegalActionError(f"step() needs exactly one action for each of {self.agents}: "
                                      + "; ".join(parts))
         out = []
-        illegal: list[int] = []
-        for seat, agent in enumerate(self.agents):
-            action = actions[agent]
-            n = self.n_actions
+        illegal: list[str] = []
+        for agent in self.agents:
+            action = self.check_action(agent, actions[agent])
+            if action is None:
+                illegal.append(agent)
+                action = self.WAIT
+            out.append(action)
+        if illegal:
+            if self.illegal_action == "penalize":
+                self.outcome_info = {"illegal_by": illegal}
+                return None
+            self.illegal_waits += len(illegal)
+        return out
+
+    def check_action(self, agent: str, action) -> int | None:
+        """``action`` as an int if it is legal for ``agent`` now. An illegal one raises
+        :class:`IllegalActionError` (naming the agent, the action and the legal alternatives) under
+        ``illegal_action="raise"`` and gives ``None`` otherwise; a malformed or out-of-range one always raises."""
+        if self.game is None or not self.agents:
+            raise GameOverError("no game is running; call reset() to play")
+        n = self.n_actions
+        if type(action) is not int:
             if isinstance(action, np.ndarray) and action.shape == () and np.issubdtype(action.dtype, np.integer):
                 action = int(action)
             if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
                 raise IllegalActionError(f"{agent}'s action must be an integer in 0..{n - 1}, got {action!r}")
             action = int(action)
-            if not 0 <= action < n:
-                raise IllegalActionError(f"{agent}'s action {action} is out of range 0..{n - 1}")
-            if not rules.is_legal(self.game, seat, action):
-                if self.illegal_action == "raise":
-                    legal = rules.legal_bits(self.game, seat)
-                    names = [f"{a} ({self.action_name(a)})" for a in range(n) if legal >> a & 1]
-                    raise IllegalActionError(
-                        f"{agent} cannot play action {action} ({self.action_name(action)}): "
-                        f"{self._why_illegal(seat, action)}. Legal actions: {', '.join(names)}")
-                illegal.append(seat)
-                action = self.WAIT
-            out.append(action)
-        if illegal:
-            if self.illegal_action == "penalize":
-                return None
-            self.illegal_waits += len(illegal)
-        return out
+        if not 0 <= action < n:
+            raise IllegalActionError(f"{agent}'s action {action} is out of range 0..{n - 1}")
+        seat = self._seat[agent]
+        if rules.is_legal(self.game, seat, action):
+            return action
+        if self.illegal_action != "raise":
+            return None
+        legal = rules.legal_bits(self.game, seat)
+        names = [f"{a} ({self.action_name(a)})" for a in range(n) if legal >> a & 1]
+        raise IllegalActionError(
+            f"{agent} cannot play action {action} ({self.action_name(action)}): "
+            f"{self._why_illegal(seat, action)}. Legal actions: {', '.join(names)}")
 
     def _final_info(self, outcome: str) -> dict[str, Any]:
         s = self.game
@@ -357,9 +378,21 @@ def parallel_env(**options) -> SummitRushEnv:
     return SummitRushEnv(**options)
 
 
-def raw_env(**options):
-    """The AEC form, PettingZoo's ``parallel_to_aec`` of :func:`parallel_env` (no order enforcing)."""
-    return parallel_to_aec(SummitRushEnv(**options))
+class SummitRushAEC(parallel_to_aec_wrapper):
+    """PettingZoo's ``parallel_to_aec`` conversion, checking each action as it is given: an illegal action raises
+    at once, naming its agent, instead of when the last agent of the tick has acted."""
+
+    def step(self, action) -> None:
+        agent = self.agent_selection
+        if action is not None and not (self.terminations[agent] or self.truncations[agent]):
+            self.env.check_action(agent, action)
+        super().step(action)
+
+
+def raw_env(**options) -> SummitRushAEC:
+    """The AEC form of :func:`parallel_env` (no order enforcing): players act one after another within a tick,
+    and the tick resolves when the last of them has acted."""
+    return SummitRushAEC(SummitRushEnv(**options))
 
 
 def env(**options) -> OrderEnforcing:

@@ -64,7 +64,8 @@ class Observer:
         self._stock_offsets = tuple(o["stock_left"] + p * self.stock_len for p in range(n))
         self._time = o["time_left"]
         self._constant = (1 << o["timed"] if config.ticks is not None else 0) | (1 << o["wrap"] if config.wrap else 0)
-        self.seat_bits = tuple(1 << (o["seat"] + p) for p in range(n))
+        self.seat_entries = tuple(o["seat"] + p for p in range(n))
+        self.seat_bits = tuple(1 << e for e in self.seat_entries)
 
     @property
     def size(self) -> int:
