@@ -3,21 +3,44 @@
 from __future__ import annotations
 
 import difflib
+import warnings
 from collections.abc import Collection, Mapping
 from typing import Any
 
 from .errors import OptionError
 
 
+class UnknownResetOptionWarning(UserWarning):
+    """A key in ``reset(options=...)`` that the game does not know; it is ignored."""
+
+
+def _unknown_message(given: Mapping[str, Any], known: Collection[str], what: str) -> str | None:
+    unknown = [k for k in given if k not in known]
+    if not unknown:
+        return None
+    hints = []
+    for k in unknown:
+        close = difflib.get_close_matches(str(k), list(known), n=1)
+        hints.append(f"{k!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
+    return f"unknown {what} {', '.join(hints)}; known {what}s: {', '.join(sorted(known))}"
+
+
 def reject_unknown(given: Mapping[str, Any], known: Collection[str], what: str) -> None:
     """Raise :class:`OptionError` naming every key of ``given`` that is not in ``known``."""
-    unknown = [k for k in given if k not in known]
-    if unknown:
-        hints = []
-        for k in unknown:
-            close = difflib.get_close_matches(str(k), list(known), n=1)
-            hints.append(f"{k!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
-        raise OptionError(f"unknown {what} {', '.join(hints)}; known {what}s: {', '.join(sorted(known))}")
+    message = _unknown_message(given, known, what)
+    if message:
+        raise OptionError(message)
+
+
+def warn_unknown(given: Mapping[str, Any], known: Collection[str], what: str) -> None:
+    """Warn (never silently ignore) about keys of ``given`` not in ``known``.
+
+    Used for ``reset(options=...)``: PettingZoo's API test resets with a made-up option to check that ``reset``
+    takes an options dict, so an unknown reset option cannot be an error; a warning still names the typo.
+    """
+    message = _unknown_message(given, known, what)
+    if message:
+        warnings.warn(message + " (ignored)", UnknownResetOptionWarning, stacklevel=4)
 
 
 def one_of(name: str, value: Any, choices: Collection[Any]) -> Any:
