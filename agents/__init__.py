@@ -1,0 +1,6 @@
+"""Agents that play cardzoo games from their own observations. See ``base.Agent`` for the protocol."""
+
+from .base import Agent
+from .random_agent import RandomAgent
+
+__all__ = ["Agent", "RandomAgent"]

@@ -1,7 +1,9 @@
 """Environment throughput: random legal play through each env's standard loop, beside PettingZoo's peers.
 
 Each loop reads the observation and action mask every step, as a learning agent would, and picks a uniformly random
-legal action with the same picker for every env, so the ratio measures the environments. Time is CPU time of this
+legal action with the same picker for every env, so the ratio measures the environments. OpenSpiel's leduc_poker
+(a C++ engine behind Python bindings) is stepped through its own state API with an observation tensor and the
+legal actions each step, the nearest equivalent of an env loop there. Time is CPU time of this
 process (``time.process_time``), so a busy machine skews the figures less than wall time would.
 
     cardzoo bench                      # every game and every installed peer, ~3 CPU-seconds each
@@ -118,22 +120,23 @@ def run(seconds: float = 3.0, only: list[str] | None = None) -> list[dict]:
                      "games": games, "cpu_seconds": round(cpu, 3), "steps_per_cpu_second": round(steps / cpu)})
     except ImportError:
         rows.append({"env": "leduc_poker (OpenSpiel)", "peer": True, "skipped": "not installed (pyspiel)"})
-    leduc = next((r for r in rows if r["env"].startswith("leduc_holdem") and "steps" in r), None)
-    for r in rows:
-        if leduc and "steps" in r:
-            r["ratio_to_pettingzoo_leduc"] = round(r["steps_per_cpu_second"] / leduc["steps_per_cpu_second"], 2)
+    for key, prefix in (("ratio_to_pettingzoo_leduc", "leduc_holdem"), ("ratio_to_openspiel_leduc", "leduc_poker")):
+        peer = next((r for r in rows if r["env"].startswith(prefix) and "steps" in r), None)
+        for r in rows:
+            if peer and "steps" in r:
+                r[key] = round(r["steps_per_cpu_second"] / peer["steps_per_cpu_second"], 2)
     return rows
 
 
 def format_table(rows: list[dict]) -> str:
-    lines = [f"{'env':<40} {'steps/CPU-s':>12} {'vs leduc':>9} {'steps':>9} {'games':>7}"]
+    lines = [f"{'env':<40} {'steps/CPU-s':>12} {'vs PZ leduc':>12} {'vs OS leduc':>12} {'steps':>9} {'games':>7}"]
     for r in rows:
         if "skipped" in r:
             lines.append(f"{r['env']:<40} {'skipped: ' + r['skipped']}")
             continue
-        ratio = r.get("ratio_to_pettingzoo_leduc")
-        lines.append(f"{r['env']:<40} {r['steps_per_cpu_second']:>12,} {'' if ratio is None else f'{ratio:.2f}x':>9} "
-                     f"{r['steps']:>9,} {r['games']:>7,}")
+        ratios = [r.get(k) for k in ("ratio_to_pettingzoo_leduc", "ratio_to_openspiel_leduc")]
+        cells = " ".join(f"{'' if x is None else f'{x:.2f}x':>12}" for x in ratios)
+        lines.append(f"{r['env']:<40} {r['steps_per_cpu_second']:>12,} {cells} {r['steps']:>9,} {r['games']:>7,}")
     return "\n".join(lines)
 
 

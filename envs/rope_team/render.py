@@ -24,9 +24,9 @@ def text(s: State, viewer: int) -> str:
     marker[s.coin] = "  ^  "
     marker[CAMP] = "camp " if s.coin != CAMP else "  ^  "
     trumps = "none" if s.trumps < 0 else f"{SUIT_SYMBOLS[s.trumps]} {SUIT_NAMES[s.trumps]}"
+    trick = f"trick {s.trick_no + 1}/13" if s.outcome is None else f"{s.trick_no} tricks played"
     lines = [
-        f"Rope Team - deal {s.deal}/{cfg.max_deals}, trick {min(s.trick_no + 1, 13)}/13, "
-        f"player_{s.dealer} dealt - view of player_{viewer}",
+        f"Rope Team - deal {s.deal}/{cfg.max_deals}, {trick}, player_{s.dealer} dealt - view of player_{viewer}",
         "player_0's end " + " ".join(cells) + " player_1's end",
         "               " + " ".join(f"{m:^5}" for m in marker),
         f"coin on position {s.coin}   trumps: {trumps}   ropes left: {s.ropes}   uncovered: {s.uncovered}/8",

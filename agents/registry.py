@@ -1,0 +1,26 @@
+"""Agents by name, for the command line and evaluation: ``make_agent("random", "rope_team_v0", seed=1)``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from cardzoo.envs.common.errors import OptionError
+
+from .random_agent import RandomAgent
+
+# name -> {env name or "*" -> factory(seed)}
+AGENTS: dict[str, dict[str, Callable]] = {
+    "random": {"*": lambda seed: RandomAgent(seed)},
+}
+
+
+def agent_names(game: str) -> list[str]:
+    return sorted(n for n, games in AGENTS.items() if "*" in games or game in games)
+
+
+def make_agent(name: str, game: str, seed: int | None = None):
+    games = AGENTS.get(name)
+    factory = None if games is None else games.get(game, games.get("*"))
+    if factory is None:
+        raise OptionError(f"no agent {name!r} for {game}; agents for it: {', '.join(agent_names(game))}")
+    return factory(seed)
