@@ -253,7 +253,8 @@ def draw_order(s: State) -> tuple[int, ...]:
     return orders[int(s.rng.random() * len(orders))]
 
 
-def _remove(s: State, pos: int, pile: int) -> None:
+def play_card(s: State, pos: int, pile: int) -> None:
+    """Move the card at ``pos`` onto ``pile`` and turn up what it uncovers (no checks: for ticks and search)."""
     card = s.peaks[pos]
     s.present &= ~(1 << pos)
     s.up &= ~(1 << pos)
@@ -312,7 +313,7 @@ def play_tick(s: State, actions: Sequence[int], order: Sequence[int] | None = No
             else:
                 s.bounced += 1
                 continue
-        _remove(s, pos, pile)
+        play_card(s, pos, pile)
     s.tick += 1
     _check_end(s)
 
