@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..common.cards import SUIT_NAMES, SUIT_SYMBOLS, card_pretty, cards_of, format_cards
-from ..common.render import GOLD, Canvas
+from ..common.render import GOLD, GREY, Canvas
 from .rules import CAMP, RIDGE, State
 
 
@@ -59,6 +59,10 @@ def image(s: State, viewer: int) -> np.ndarray:
         c.card(x, 24, s.ridge[pos] if s.up[pos] else None, highlight=GOLD if pos == s.coin else None)
     coin_x = 12 + s.coin * 40 + 11
     c.rect(coin_x, 76, 12, 12, GOLD)
+    if s.coin != 0:
+        c.text(14, 78, "P0", GREY)
+    if s.coin != RIDGE - 1:
+        c.text(12 + (RIDGE - 1) * 40 + 2, 78, "P1", GREY)
     c.text(10, 94, "TRUMPS")
     if s.trumps >= 0:
         c.suit(60, 93, s.trumps)
