@@ -164,6 +164,7 @@ class SummitRushEnv(ParallelEnv):
         self.possible_agents = [f"player_{p}" for p in range(n)]
         self.agents: list[str] = []
         self._seat = {a: p for p, a in enumerate(self.possible_agents)}
+        self._agent_set = frozenset(self.possible_agents)  # every agent plays every tick until the common end
         self.observer = Observer(self.config)
         self.n_actions = self.config.n_actions
         self.TURN = rules.N_PEAKS * n
@@ -220,7 +221,7 @@ class SummitRushEnv(ParallelEnv):
         if seats_actions is None:  # an illegal action under "penalize"
             self.outcome_info = {**self._final_info(rules.ILLEGAL), **self.outcome_info}
             return self._finish(-1.0)
-        self._record["actions"].append({a: seats_actions[i] for i, a in enumerate(agents)})
+        self._record["actions"].append(seats_actions)  # by seat; game_record() names the agents
         rules.play_tick(s, seats_actions)
         if s.outcome is not None:
             self.outcome_info = self._final_info(s.outcome)
@@ -259,9 +260,9 @@ class SummitRushEnv(ParallelEnv):
         illegal action; illegal actions become waits under ``illegal_action="wait"``; raises otherwise."""
         if not isinstance(actions, dict):
             raise IllegalActionError(f"step() takes a dict of one action per agent, got {type(actions).__name__}")
-        unknown = [a for a in actions if a not in self._seat]
-        missing = [a for a in self.agents if a not in actions]
-        if unknown or missing:
+        if actions.keys() != self._agent_set:
+            unknown = [a for a in actions if a not in self._seat]
+            missing = [a for a in self.agents if a not in actions]
             parts = []
             if missing:
                 parts.append(f"missing actions for {missing}")
@@ -353,7 +354,7 @@ class SummitRushEnv(ParallelEnv):
         if self._record is None:
             raise GameOverError("no game has been started; call reset() first")
         record = dict(self._record)
-        record["actions"] = [dict(t) for t in record["actions"]]
+        record["actions"] = [dict(zip(self.possible_agents, tick, strict=True)) for tick in record["actions"]]
         return record
 
     def render(self):
