@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..common.cards import card_pretty
-from ..common.render import GOLD, GREY, Canvas
+from ..common.render import GREY, Canvas
 from .rules import COVERED_BY, N_PEAKS, ROW_START, ROWS, State
 
 
@@ -20,6 +20,7 @@ def _columns() -> tuple[float, ...]:
 
 COLUMNS = _columns()
 CELL = 6  # text characters per bottom-row card
+EMPTY = (40, 130, 80)  # outline of a place whose card has been played
 
 
 def _face(s: State, pos: int) -> str:
@@ -64,19 +65,22 @@ def image(s: State) -> np.ndarray:
     ticks = cfg.ticks
     c.text(10, 6, "UNTIMED" if ticks is None else f"TIME {s.ticks_left() * cfg.seconds_per_action:g} S")
     c.text(150, 6, f"LEFT {s.present.bit_count()}")
-    for row, start in enumerate(ROW_START):  # top row first, so lower rows overlap the cards they cover
-        for pos in range(start, start + ROWS[row]):
-            x = 12 + round(COLUMNS[pos] * step_x)
-            y = 22 + row * step_y
-            if not s.present >> pos & 1:
-                c.rect(x, y, Canvas.CARD_W, Canvas.CARD_H, (20, 90, 50), border=(40, 130, 80))
-            else:
-                c.card(x, y, s.peaks[pos] if s.up >> pos & 1 else None)
+    places = [(pos, 12 + round(COLUMNS[pos] * step_x), 22 + row * step_y)
+              for row, start in enumerate(ROW_START) for pos in range(start, start + ROWS[row])]
+    for pos, x, y in places:  # the outlines of cards already played, under everything else
+        if not s.present >> pos & 1:
+            c.rect(x, y, Canvas.CARD_W, 1, EMPTY)
+            c.rect(x, y, 1, Canvas.CARD_H, EMPTY)
+            c.rect(x + Canvas.CARD_W - 1, y, 1, Canvas.CARD_H, EMPTY)
+            c.rect(x, y + Canvas.CARD_H - 1, Canvas.CARD_W, 1, EMPTY)
+    for pos, x, y in places:  # top row first, so lower rows overlap the cards they cover
+        if s.present >> pos & 1:
+            c.card(x, y, s.peaks[pos] if s.up >> pos & 1 else None)
     y = 22 + 3 * step_y + Canvas.CARD_H + 14
     for p in range(cfg.players):
         x = 12 + p * 120
         c.text(x, y, f"P{p}")
-        c.card(x + 18, y, s.tops[p], highlight=GOLD if p in s.last_order[:1] else None)
+        c.card(x + 18, y, s.tops[p])
         c.text(x + 58, y + 4, "STOCK")
         c.text(x + 58, y + 18, str(s.stock_left[p]), GREY if not s.stock_left[p] else (255, 255, 255))
     if s.outcome is not None:
