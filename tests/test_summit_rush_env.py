@@ -117,6 +117,7 @@ def test_levels_and_options():
     ({"players": True}, "players"),
     ({"solo": "yes"}, "solo"),
     ({"solo": True, "players": 3}, "solo"),
+    ({"solo": True, "players": 2}, "solo"),
     ({"stock": 13}, "stock"),
     ({"stock": 9, "players": 3}, "stock"),
     ({"time_limit": -1}, "time_limit"),
@@ -244,6 +245,29 @@ def test_observations_identical_but_for_the_seat():
             rest = np.delete(v, np.arange(seat.start, seat.stop))
             assert np.array_equal(rest, np.delete(vectors[0], np.arange(seat.start, seat.stop)))
         obs, *_ = env.step({a: int(np.flatnonzero(obs[a]["action_mask"])[0]) for a in env.agents})
+
+
+def test_state_is_the_public_table():
+    env = summit_rush_v0.parallel_env()
+    with pytest.raises(GameOverError):
+        env.state()
+    obs, _ = env.reset(seed=2)
+    state = env.state()
+    assert env.state_space.contains(state)
+    seat = env.observer.layout["seat"]
+    assert not state[seat].any()
+    expected = obs["player_0"]["observation"].copy()
+    expected[seat] = 0
+    assert np.array_equal(state, expected)
+
+
+def test_action_names_and_legal_actions():
+    env, obs = example_env()
+    assert env.action_name(env.WAIT) == "wait" and env.action_name(env.TURN) == "turn own stock"
+    assert env.action_name(20 * 2 + 0) == "5♥ at position 20 onto pile 0"
+    assert env.action_name(0) == "card at position 0 onto pile 0"  # a face-down card is not named
+    assert env.legal_actions("player_0") == np.flatnonzero(obs["player_0"]["action_mask"]).tolist()
+    assert 20 * 2 + 0 in env.legal_actions("player_1")  # 5H onto Anna's 4S, by Ben
 
 
 def test_wait_is_always_legal_and_turn_only_with_stock():

@@ -59,6 +59,9 @@ them)::
      731:732  wrap             1 if round the corner (K-A) is on
     (732 entries in all)
 
+State: ``state()`` returns the public table as one vector of the same layout with the ``seat`` piece all zeros
+(``state_space``), for centralised critics; it holds nothing a player cannot see.
+
 Rewards: +1 to every player on a win, -1 to every player on a loss, 0 on every other tick.
 
 Info: empty during play; at the end every agent's info holds ``outcome`` ("win", "time", "stuck"; "illegal"
@@ -73,6 +76,7 @@ Options (keyword arguments; unknown names or bad values raise ``OptionError``):
                        "expert" (10 / 6, 90 s; a ruling, the document leaves it undefined)
     players            2 (default) or 3
     solo               True: plain TriPeaks, one player, one pile, a 24-card stock, untimed unless time_limit is given
+                       (not combined with players)
     stock              stock cards per player, overriding the level (players * stock <= 24)
     time_limit         seconds on the clock, overriding the level; None = untimed (the document's simulation)
     seconds_per_action seconds one tick takes, default 3.0
@@ -120,16 +124,16 @@ IGNORED_RESET_OPTIONS = ("options",)  # PettingZoo's API tests pass {"options": 
 ILLEGAL_ACTION_MODES = ("raise", "penalize", "wait")
 
 
-def make_config(level: str = "normal", players: int = 2, solo: bool = False, stock=None, time_limit="level",
-                seconds_per_action: float = 3.0, wrap: bool = True) -> rules.Config:
+def make_config(level: str = "normal", players: int | None = None, solo: bool = False, stock=None,
+                time_limit="level", seconds_per_action: float = 3.0, wrap: bool = True) -> rules.Config:
     """The rules for a set of options (checked; bad values raise ``OptionError``)."""
     level = one_of("level", level, rules.LEVELS)
     if flag("solo", solo):
-        if players not in (1, 2):  # 2 is the default; anything else given with solo is a contradiction
-            raise OptionError(f"solo=True is one player; players={players!r} contradicts it")
+        if players is not None:
+            raise OptionError(f"solo=True is one player; do not combine it with players={players!r}")
         players = 1
     else:
-        players = int_in("players", players, 2, 3)
+        players = int_in("players", 2 if players is None else players, 2, 3)
     base_stock, base_time = rules.LEVELS[level][players]
     stock = base_stock if stock is None else int_in("stock", stock, 1, 24 // players)
     if time_limit == "level":
@@ -175,6 +179,8 @@ class SummitRushEnv(ParallelEnv):
             "action_mask": spaces.Box(0, 1, (self.n_actions,), np.int8),
         })
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        # The global state for centralised critics: the public table, i.e. an observation without a seat.
+        self.state_space = spaces.Box(0, 1, (self.observer.size,), np.int8)
         self.action_spaces = {a: spaces.Discrete(self.n_actions) for a in self.possible_agents}
         self._seed_stream = np.random.default_rng()
         self._record: dict[str, Any] | None = None
@@ -341,6 +347,12 @@ class SummitRushEnv(ParallelEnv):
         return f"it does not fit the {card_pretty(s.tops[pile])} on pile {pile}"
 
     # ----------------------------------------------------------------- extras
+    def state(self) -> np.ndarray:
+        """The public table as one vector (the observation layout with the ``seat`` piece all zeros)."""
+        if self.game is None:
+            raise GameOverError("state() before reset(): call reset() to start a game")
+        return self.observer.layout.to_array(self.observer.public_bits(self.game))
+
     def describe(self, vector: np.ndarray) -> dict[str, Any]:
         """An observation vector in words (see :meth:`Observer.describe`)."""
         return self.observer.describe(vector)
