@@ -352,6 +352,8 @@ def test_penalize_and_wait_modes():
     obs, rewards, terms, _, infos = env.step({"player_0": 0, "player_1": 57})
     assert rewards == {"player_0": -1.0, "player_1": -1.0} and all(terms.values()) and env.agents == []
     assert infos["player_1"]["outcome"] == "illegal" and infos["player_1"]["illegal_by"] == ["player_0"]
+    assert not any(o["action_mask"].any() for o in obs.values())  # the game is over: nothing is legal
+    assert env.game.tick == 0 and env.game.present == rules.ALL_PEAKS  # the legal wait was not applied either
     env = summit_rush_v0.parallel_env(illegal_action="wait", time_limit=6)
     env.reset(seed=0)
     env.step({"player_0": 0, "player_1": 1})

@@ -198,7 +198,10 @@ class SummitRushEnv(ParallelEnv):
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None):
         reset_options = {k: v for k, v in (options or {}).items() if k not in IGNORED_RESET_OPTIONS}
         reject_unknown(reset_options, RESET_OPTIONS, "reset option")
-        deck = parse_deck(reset_options["deck"]) if "deck" in reset_options else None  # check before any change
+        deck = None
+        if "deck" in reset_options:  # checked before anything changes, so a bad deck leaves the game intact
+            deck = parse_deck(reset_options["deck"])
+            reset_options["deck"] = list(reset_options["deck"])  # the record keeps its own JSON-ready copy
         if seed is None:
             seed = int(self._seed_stream.integers(2**63))
         else:
@@ -224,7 +227,8 @@ class SummitRushEnv(ParallelEnv):
             raise GameOverError(f"the game is over ({self.outcome_info.get('outcome')}); call reset() to play again")
         seats_actions = self._check_actions(actions)
         agents = self.agents
-        if seats_actions is None:  # an illegal action under "penalize"
+        if seats_actions is None:  # an illegal action under "penalize": the game ends as a loss
+            s.outcome = rules.ILLEGAL
             self.outcome_info = {**self._final_info(rules.ILLEGAL), **self.outcome_info}
             return self._finish(-1.0)
         self._record["actions"].append(seats_actions)  # by seat; game_record() names the agents
