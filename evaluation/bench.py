@@ -74,6 +74,7 @@ class Bench:
 
 BENCHES = [
     Bench("rope_team_v0", "cardzoo.envs.rope_team_v0", "env", aec_loop),
+    Bench("rook_v0", "cardzoo.envs.rook_v0", "env", aec_loop),
     Bench("summit_rush_v0 (parallel)", "cardzoo.envs.summit_rush_v0", "parallel_env", parallel_loop),
     Bench("leduc_holdem_v4 (PettingZoo classic)", "pettingzoo.classic.leduc_holdem_v4", "env", aec_loop, peer=True),
 ]

@@ -9,7 +9,8 @@ from typing import Any
 
 from .errors import OptionError
 
-ENV_MODULES = {"rope_team_v0": "cardzoo.envs.rope_team_v0", "summit_rush_v0": "cardzoo.envs.summit_rush_v0"}
+ENV_MODULES = {"rope_team_v0": "cardzoo.envs.rope_team_v0", "summit_rush_v0": "cardzoo.envs.summit_rush_v0",
+               "rook_v0": "cardzoo.envs.rook_v0"}
 
 
 def _module(name: str):

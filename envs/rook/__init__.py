@@ -1,0 +1,1 @@
+"""Rook for Two: the rules (``rules``), what a player sees (``observer``), drawing (``render``) and the env (``env``)."""
