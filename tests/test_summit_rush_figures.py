@@ -8,19 +8,17 @@ ruling (3 s per action) assumes.
 
 from __future__ import annotations
 
-import json
-from importlib import resources
-
 import numpy as np
 import pytest
 from cardzoo.envs import summit_rush_v0
 from cardzoo.envs.summit_rush import rules
+from cardzoo.seeds import figures
 
 GAMES = 300
 
 
 def load_figures() -> dict:
-    return json.loads((resources.files("cardzoo.seeds") / "summit_rush_figures.json").read_text())
+    return figures("summit_rush")
 
 
 def _scored_plays(s: rules.State) -> list[tuple[tuple[int, int], int]]:
