@@ -146,10 +146,6 @@ class State:
     def done(self) -> bool:
         return self.outcome is not None
 
-    @property
-    def n_piles(self) -> int:
-        return self.config.players
-
     def ticks_left(self) -> int | None:
         ticks = self.config.ticks
         return None if ticks is None else ticks - self.tick
@@ -326,7 +322,7 @@ def is_stuck(s: State) -> bool:
 def _check_end(s: State) -> None:
     if not s.present:
         s.outcome = WIN
-    elif not any(s.stock_left) and not play_bits(s):
+    elif is_stuck(s):
         s.outcome = STUCK
     elif s.config.ticks is not None and s.tick >= s.config.ticks:
         s.outcome = TIME
