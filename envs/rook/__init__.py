@@ -1,1 +1,1 @@
-"""Rook for Two: the rules (``rules``), what a player sees (``observer``), drawing (``render``) and the env (``env``)."""
+"""Rook for Two: the rules (``rules``), what a player sees (``observer``), drawing (``render``), the env (``env``)."""

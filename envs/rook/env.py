@@ -86,7 +86,8 @@ holds ``outcome`` ("win": a total reached ``target_score``; "bidder_fell": a set
 "player_1", or None for a tie after ``rounds``), ``totals`` [player_0, player_1], ``rounds`` played and
 ``history``, one summary per round. A summary has ``round``, ``dealer`` (seat), ``bids`` ([seat, amount or None
 for a pass] in order), ``bidder``, ``bid``, ``trumps`` (0..3 = C D H S), ``tricks``, ``points`` (per seat,
-including most tricks), ``made``, ``score`` (the change of each total) and ``totals`` after the round.
+including most tricks), ``made``, ``score`` (the change of each total), ``totals`` after the round and
+``last_trick_winner`` (seat).
 
 Options (keyword arguments; unknown names raise ``OptionError``):
 

@@ -366,7 +366,7 @@ def _end_round(s: State, last_winner: int) -> list[float]:
         "round": s.round_no, "dealer": s.dealer,
         "bids": [[seat, amount] for seat, amount in s.bids],
         "bidder": b, "bid": s.high_bid, "trumps": s.trumps, "tricks": list(s.tricks), "points": pts,
-        "made": made, "score": delta, "totals": list(s.totals),
+        "made": made, "score": delta, "totals": list(s.totals), "last_trick_winner": last_winner,
     }
     s.history.append(s.last_round)
     target = s.config.target_score
