@@ -6,8 +6,20 @@ import numpy as np
 import pytest
 from cardzoo.envs.rook import rules
 from cardzoo.envs.rook.rules import (
-    BID, BID0, DISCARD, DRAW, OVER, PASS, PLAY, ROOK, TAKE_HIDDEN, TAKE_UP, TRUMP, TRUMP0, bid_action,
-)  # fmt: skip
+    BID,
+    BID0,
+    DISCARD,
+    DRAW,
+    OVER,
+    PASS,
+    PLAY,
+    ROOK,
+    TAKE_HIDDEN,
+    TAKE_UP,
+    TRUMP,
+    TRUMP0,
+    bid_action,
+)
 
 C, D, H, S = range(4)
 DECK_NAMES = [rules.card_name(c) for c in rules.DECK]
