@@ -7,10 +7,12 @@ from collections.abc import Callable
 from cardzoo.envs.common.errors import OptionError
 
 from .random_agent import RandomAgent
+from .rope_team_simple import RopeTeamSimple
 
 # name -> {env name or "*" -> factory(seed)}
 AGENTS: dict[str, dict[str, Callable]] = {
     "random": {"*": lambda seed: RandomAgent(seed)},
+    "simple": {"rope_team_v0": lambda seed: RopeTeamSimple(seed)},
 }
 
 

@@ -1,4 +1,4 @@
-"""The ``cardzoo`` command: ``cardzoo play``, ``cardzoo bench``, ``cardzoo replay``.
+"""The ``cardzoo`` command: ``cardzoo evaluate``, ``cardzoo play``, ``cardzoo replay``, ``cardzoo bench``.
 
 Options of an env are given as ``-o name=value`` (values are read as JSON where they parse, e.g.
 ``-o open_hands=true -o ropes=2``; otherwise as strings, e.g. ``-o level=hard``).
@@ -75,6 +75,17 @@ def bench(args: argparse.Namespace) -> None:
     bench_module.main(seconds=args.seconds, out=args.out, only=args.games)
 
 
+def evaluate(args: argparse.Namespace) -> None:
+    from pathlib import Path
+
+    from cardzoo.evaluation import report
+
+    games = report.FULL_GAMES if args.full else args.games
+    out = Path(args.out or ("reports/full" if args.full else "reports/quick"))
+    report.main(report.Settings(games=games, workers=args.workers, out=out,
+                                cache=Path(args.cache) if args.cache else None, only=args.only))
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="cardzoo", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -91,6 +102,15 @@ def build_parser() -> argparse.ArgumentParser:
     r = sub.add_parser("replay", help="replay a saved game and show its final table")
     r.add_argument("file")
     r.set_defaults(func=replay_cmd)
+
+    e = sub.add_parser("evaluate", help="the evaluation report: every game, level and agent vs the documents")
+    e.add_argument("--games", type=int, default=2000, help="games per matchup (quick default)")
+    e.add_argument("--full", action="store_true", help="10,000 games per matchup")
+    e.add_argument("--out", help="report folder (default reports/quick or reports/full)")
+    e.add_argument("--workers", type=int, default=None, help="processes (default: all cores)")
+    e.add_argument("--cache", help="folder for finished chunks of games, so an interrupted run resumes")
+    e.add_argument("--only", nargs="+", help="only these games' sections")
+    e.set_defaults(func=evaluate)
 
     b = sub.add_parser("bench", help="env steps per CPU-second beside PettingZoo's leduc (and OpenSpiel)")
     b.add_argument("--seconds", type=float, default=3.0, help="CPU seconds per env")

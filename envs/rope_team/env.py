@@ -174,10 +174,7 @@ class raw_env(CardGameAEC):  # noqa: N801 - PettingZoo's naming convention
         return self.state.outcome is not None
 
     def _final_info(self) -> dict[str, Any]:
-        s = self.state
-        return {"outcome": s.outcome, "win_deal": s.win_deal, "uncovered": s.uncovered,
-                "ropes_used": s.ropes_used, "deals": s.deal,
-                "tricks": (s.deal - 1) * rules.TRICKS_PER_DEAL + s.trick_no}
+        return rules.summary(self.state)
 
     def _illegal_rewards(self, seat: int) -> list[float]:
         return [-1.0, -1.0]  # a cooperative team loses together

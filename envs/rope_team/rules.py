@@ -196,6 +196,12 @@ def _end_of_deal(s: State) -> None:
     _start_deal(s, rest, 1 - s.dealer)
 
 
+def summary(s: State) -> dict:
+    """The facts of a game that evaluation records: outcome, deal of the win, cards uncovered, ropes used."""
+    return {"outcome": s.outcome, "win_deal": s.win_deal, "uncovered": s.uncovered, "ropes_used": s.ropes_used,
+            "deals": s.deal, "tricks": (s.deal - 1) * TRICKS_PER_DEAL + s.trick_no}
+
+
 def rewards(s: State) -> float:
     """The team's reward at the end: +1 for a win, -1 for a loss, 0 while the game goes on."""
     if s.outcome is None:

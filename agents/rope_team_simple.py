@@ -1,0 +1,182 @@
+"""Rope Team's "simple strategy": each player sees only their own hand, nobody talks.
+
+The rule document reports win rates for "a simple strategy" without spelling it out; its tips say what such a
+player does. This agent follows them, scoring every legal card by where the coin would land:
+
+- never fall when it can be avoided (a fall without a rope loses; a rope is worth keeping);
+- aim to stop on face-down cards (that is the only way to uncover them), and if the coin cannot uncover now,
+  stay away from the ends and near the cards still face down;
+- low cards brake: 2-7 add no steps, so near an end they keep the coin still;
+- near its own end a player prefers that the partner win the trick, near the partner's end it takes the trick
+  itself -- this falls out of the scoring, since the winner pulls the coin towards their own end;
+- mind trumps: which card wins is computed with the current trump suit, and the cards still unseen are counted.
+
+Following a trick, the agent knows both cards, so it scores the exact outcome. Leading, it does not know the
+partner's reply: it considers every card it has not seen (the partner's hand is among them), grouped by whether
+the reply would win and by its steps, and scores the lead by the mean over those replies blended with the best
+one (the partner, following the same strategy, picks a good reply when it has one).
+
+The agent acts only on its observation (the labelled vector of ``cardzoo.envs.rope_team.observer``). For speed it
+can also take that same observation as the integer of its bits (``act_bits``), which is what the vector is made
+from; both paths share one decision function and give identical actions.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from cardzoo.envs.common.cards import FULL_MASK, SUIT_MASKS
+from cardzoo.envs.rope_team.observer import LAYOUT
+from cardzoo.envs.rope_team.rules import RIDGE, STEPS
+
+_O = LAYOUT.offsets
+_N_BYTES = (LAYOUT.size + 7) // 8
+_ALL_POSITIONS = (1 << RIDGE) - 1
+
+# Cards of the same suit ranked above each card, and cards by steps: counting unseen replies by category.
+_HIGHER = tuple(SUIT_MASKS[c // 13] & ~((2 << c) - 1) for c in range(52))
+_BY_STEPS = tuple(sum(1 << c for c in range(52) if STEPS[c] == k) for k in range(3))
+
+# Scores of a landing. Only their order and rough ratios matter; they follow the document's tips, not a fit.
+LOSS = -1000.0  # a fall without a rope: the game is lost
+WIN = 1000.0  # uncovering the last face-down card
+UNCOVER = 30.0  # stopping on a face-down card
+ROPE = 40.0  # spending a safety rope
+EDGE = (6.0, 3.0)  # standing on an end card / one card from an end: the next trick may pull over
+DISTANCE = 2.0  # per card between the coin and the nearest face-down card
+LEAD_MEAN = 0.5  # leading: weight of the mean reply against the best reply
+
+
+def _bit_index(x: int) -> int:
+    return x.bit_length() - 1
+
+
+class RopeTeamSimple:
+    """The document's simple strategy for one seat (either; observations are seat-relative)."""
+
+    name = "simple"
+
+    def __init__(self, seed: int | None = None):
+        self._ridge_cache: tuple[int, int] = (-1, 0)
+
+    def reset(self, seed: int | None = None) -> None:
+        self._ridge_cache = (-1, 0)
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        packed = np.packbits(observation.view(np.uint8), bitorder="little").tobytes()
+        legal = int.from_bytes(np.packbits(action_mask.view(np.uint8), bitorder="little").tobytes(), "little")
+        return self.act_bits(int.from_bytes(packed, "little"), legal)
+
+    # ------------------------------------------------------------------ decision
+    def act_bits(self, bits: int, legal: int) -> int:
+        if not legal:
+            raise ValueError("no legal card in the mask: this player is not to move")
+        hand = bits >> _O["hand"] & FULL_MASK
+        played = (bits >> _O["played_self"] | bits >> _O["played_partner"]) & FULL_MASK
+        led = bits >> _O["led"] & FULL_MASK
+        up = bits >> _O["ridge_up"] & _ALL_POSITIONS
+        coin = _bit_index(bits >> _O["coin"] & _ALL_POSITIONS)
+        trumps = _bit_index(bits >> _O["trumps"] & 0b11111) - 1
+        ropes = _bit_index(bits >> _O["ropes"] & 0b11111)
+        values = self._landing_values(coin, up, ropes)  # [me_wins][steps]
+        cards = []
+        x = legal
+        while x:
+            low = x & -x
+            cards.append(low.bit_length() - 1)
+            x ^= low
+        if led:
+            led_card = _bit_index(led)
+            return self._follow(cards, led_card, trumps, values)
+        unseen = FULL_MASK & ~(hand | played | self._ridge_cards(bits, up))
+        return self._lead(cards, unseen, trumps, values)
+
+    def _follow(self, cards: list[int], led: int, trumps: int, values) -> int:
+        best, best_value = cards[0], -float("inf")
+        led_suit = led // 13
+        for card in cards:
+            suit = card // 13
+            partner_wins = card < led if suit == led_suit else suit != trumps
+            value = values[not partner_wins][STEPS[led] + STEPS[card]]
+            if value > best_value or (value == best_value and card % 13 < best % 13):
+                best, best_value = card, value
+        return best
+
+    def _lead(self, cards: list[int], unseen: int, trumps: int, values) -> int:
+        best, best_value = cards[0], -float("inf")
+        trump_mask = SUIT_MASKS[trumps] if trumps >= 0 else 0
+        for card in cards:
+            suit_unseen = unseen & SUIT_MASKS[card // 13]
+            steps = STEPS[card]
+            total = weight = 0.0
+            top = -float("inf")
+            if suit_unseen:  # the partner most likely follows suit: a higher card wins for the partner
+                higher = suit_unseen & _HIGHER[card]
+                groups = ((higher, False), (suit_unseen & ~higher, True))
+            elif card // 13 == trumps or not trump_mask:  # a void partner cannot win this trick
+                groups = ((unseen, True),)
+            else:  # a void partner wins with a trump, loses with anything else
+                groups = ((unseen & trump_mask, False), (unseen & ~trump_mask, True))
+            for group, leader_wins in groups:
+                row = values[leader_wins]
+                for k in range(3):
+                    n = (group & _BY_STEPS[k]).bit_count()
+                    if n:
+                        v = row[steps + k]
+                        total += n * v
+                        weight += n
+                        top = max(top, v)
+            value = values[True][steps] if weight == 0 else LEAD_MEAN * total / weight + (1 - LEAD_MEAN) * top
+            if value > best_value or (value == best_value and card % 13 < best % 13):
+                best, best_value = card, value
+        return best
+
+    # ------------------------------------------------------------------ helpers
+    def _ridge_cards(self, bits: int, up: int) -> int:
+        """The face-up ridge cards as a card mask (cached: it changes only when a card is turned up)."""
+        cached_up, cards = self._ridge_cache
+        if cached_up == up:
+            return cards
+        cards = 0
+        for pos in range(RIDGE):
+            if up >> pos & 1:
+                r = _bit_index(bits >> (_O["ridge_rank"] + 13 * pos) & 0x1FFF)
+                s = _bit_index(bits >> (_O["ridge_suit"] + 4 * pos) & 0xF)
+                cards |= 1 << (s * 13 + r)
+        self._ridge_cache = (up, cards)
+        return cards
+
+    @staticmethod
+    def _position_value(pos: int, up: int) -> float:
+        edge = min(pos, RIDGE - 1 - pos)
+        value = -EDGE[edge] if edge < 2 else 0.0
+        down = _ALL_POSITIONS & ~up
+        if down:
+            nearest = min(abs(pos - p) for p in range(RIDGE) if down >> p & 1)
+            value -= DISTANCE * nearest
+        return value
+
+    def _landing_values(self, coin: int, up: int, ropes: int) -> tuple[list[float], list[float]]:
+        """Value of the trick's result by who wins (0: partner, 1: me) and total steps 0..4."""
+        n_down = RIDGE - up.bit_count()
+        stay = self._position_value(coin, up)
+        rows = ([stay] * 5, [stay] * 5)
+        for me_wins in (False, True):
+            row = rows[me_wins]
+            for steps in range(1, 5):
+                target = coin - steps if me_wins else coin + steps
+                value = 0.0
+                if not 0 <= target < RIDGE:
+                    if ropes == 0:
+                        row[steps] = LOSS
+                        continue
+                    target = 0 if target < 0 else RIDGE - 1
+                    value -= ROPE
+                after = up
+                if not up >> target & 1:
+                    if n_down == 1:
+                        row[steps] = WIN
+                        continue
+                    value += UNCOVER
+                    after = up | 1 << target
+                row[steps] = value + self._position_value(target, after)
+        return rows

@@ -1,0 +1,153 @@
+"""The Rope Team section of the evaluation report.
+
+Per level: the document's figure, the simple strategy, random play, and the perfect-information ceiling (the
+share of deals an oracle that sees everything can win, from ``evaluation/results/rope_team_ceiling_<level>.json``,
+made by ``python -m cardzoo.evaluation.ceilings_rope_team``). Then the document's other observations (losses are
+falls, deals rarely run out, most wins in deal 2), the two-deal variant and a paired comparison.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+from cardzoo.seeds import figures
+
+from .charts import Bar, bar_chart
+from .report import Row, Section, Settings, section
+from .runner import Matchup, run
+from .stats import difference, paired, wilson
+
+ENV = "rope_team_v0"
+LEVELS = ("easy", "normal", "hard", "expert")
+RESULTS = Path(__file__).resolve().parent / "results"
+AGENTS = {"simple": "simple strategy", "random": "random legal"}
+
+
+def _play(settings: Settings, agent: str, **options) -> list[dict]:
+    return run(Matchup.of(ENV, [agent], **options), settings.games, workers=settings.workers,
+               cache_dir=settings.cache, progress=settings.progress)
+
+
+def _wins(records: list[dict]) -> list[bool]:
+    return [r["outcome"] == "win" for r in records]
+
+
+def load_ceiling(level: str) -> dict | None:
+    """The oracle's share of winnable deals for a level, if its results file exists."""
+    path = RESULTS / f"rope_team_ceiling_{level}.json"
+    if not path.is_file():
+        return None
+    return json.loads(path.read_text())
+
+
+def _ceiling_row(level: str) -> Row | None:
+    data = load_ceiling(level)
+    if data is None:
+        return None
+    winnable, games = int(data["winnable"]), int(data["games"])
+    undecided = int(data.get("undecided", 0))
+    rate = wilson(winnable, games)
+    # Undecided deals (search budget exhausted) could be either: widen the interval to cover both readings.
+    high = wilson(winnable + undecided, games).high
+    note = f"{undecided} of {games} deals undecided" if undecided else ""
+    return Row("rope_team", level, "ceiling", rate.rate, rate.low, high, games, note)
+
+
+@section("rope_team")
+def rope_team(settings: Settings) -> Section:
+    doc = figures("rope_team")
+    out = Section("rope_team")
+    records: dict[tuple[str, str], list[dict]] = {}
+    for level in LEVELS:
+        out.rows.append(Row("rope_team", level, "document", doc["win_rate"][level], games=doc["games_per_level"],
+                            note="the rule document's simulation, simple strategy"))
+        for agent in AGENTS:
+            records[level, agent] = _play(settings, agent, level=level)
+            rate = wilson(sum(_wins(records[level, agent])), settings.games)
+            out.rows.append(Row("rope_team", level, agent, rate.rate, rate.low, rate.high, settings.games))
+        ceiling = _ceiling_row(level)
+        if ceiling is not None:
+            out.rows.append(ceiling)
+
+    # The document's other observations, for the simple strategy.
+    notes = []
+    for level in LEVELS:
+        recs = records[level, "simple"]
+        causes = Counter(r["outcome"] for r in recs)
+        losses = len(recs) - causes["win"]
+        by_deal = Counter(r["win_deal"] for r in recs if r["outcome"] == "win")
+        notes.append((level, causes, losses, by_deal, sum(r["uncovered"] for r in recs) / len(recs)))
+        out.rows.append(Row("rope_team", level, "simple: losses that are falls",
+                            causes["fall"] / losses if losses else 0.0, games=losses))
+        ood = wilson(causes["out_of_deals"], len(recs))
+        out.rows.append(Row("rope_team", level, "simple: games out of deals", ood.rate, ood.low, ood.high, len(recs)))
+
+    # Variant: two deals instead of three ("cost only a few games in 100").
+    two = _play(settings, "simple", level="normal", max_deals=2)
+    two_rate = wilson(sum(_wins(two)), settings.games)
+    out.rows.append(Row("rope_team", "normal, two deals", "simple", two_rate.rate, two_rate.low, two_rate.high,
+                        settings.games))
+    two_cost = paired(_wins(records["normal", "simple"]), _wins(two))
+    vs_random = {level: paired(_wins(records[level, "simple"]), _wins(records[level, "random"])) for level in LEVELS}
+
+    # Markdown.
+    by = {(r.setting, r.source): r for r in out.rows}
+
+    def cell(level: str, source: str) -> str:
+        row = by.get((level, source))
+        if row is None:
+            return "–"
+        if row.low is None:
+            return f"{100 * row.rate:.0f}%"
+        text = f"{100 * row.rate:.1f}% [{100 * row.low:.1f}, {100 * row.high:.1f}]"
+        return text + (f" ({row.note})" if row.note else "")
+
+    lines = [
+        "## Rope Team",
+        "",
+        f"Cooperative win rate per level. *Document*: the rule document's figure ({doc['games_per_level']} games "
+        "per level, its own simple strategy). *Simple strategy*: `cardzoo.agents.rope_team_simple` (each player "
+        "sees only its own hand). *Ceiling*: share of deals that some line of play wins, decided by a "
+        "perfect-information oracle (the limit any team could reach). *Simple − document* counts the sampling noise "
+        "of both figures.",
+        "",
+        "| level | document | simple strategy | simple − document | random legal | ceiling (oracle) |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    for level in LEVELS:
+        s, d = by[level, "simple"], by[level, "document"]
+        gap = difference(round(s.rate * s.games), s.games, d.rate, d.games)
+        lines.append(f"| {level} | {cell(level, 'document')} | {cell(level, 'simple')} | {gap} | "
+                     f"{cell(level, 'random')} | {cell(level, 'ceiling')} |")
+    lines += [
+        "",
+        "The document's other observations, checked on the simple strategy:",
+        "",
+        "| level | losses that are falls | out of deals | wins in deal 1 / 2 / 3 | cards uncovered (mean) |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    for level, causes, losses, by_deal, uncovered in notes:
+        wins = sum(by_deal.values()) or 1
+        lines.append(
+            f"| {level} | {causes['fall']}/{losses} | {causes['out_of_deals']}/{settings.games} | "
+            f"{100 * by_deal[1] / wins:.0f}% / {100 * by_deal[2] / wins:.0f}% / {100 * by_deal[3] / wins:.0f}% | "
+            f"{uncovered:.2f} of 8 |")
+    lines += [
+        "",
+        f"Two deals instead of three (Normal, simple strategy): {two_rate}; three deals minus two: {two_cost} "
+        "(the document: \"only a few games in 100\").",
+        "",
+        "Simple strategy minus random, same deals: "
+        + "; ".join(f"{level} {vs_random[level]}" for level in LEVELS) + ".",
+    ]
+    out.markdown = "\n".join(lines)
+
+    sources = ["document", "simple", "random", "ceiling"]
+    groups = {level: [Bar(src, by[level, src].rate, by[level, src].low, by[level, src].high, src == "document")
+                      for src in sources if (level, src) in by] for level in LEVELS}
+    settings.out.mkdir(parents=True, exist_ok=True)
+    bar_chart("ROPE TEAM WIN RATE BY LEVEL", groups, settings.out / "rope_team.png")
+    out.charts.append("rope_team.png")
+    return out

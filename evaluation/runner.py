@@ -1,0 +1,180 @@
+"""Running many games of one matchup: agents by name, a fixed list of deals, all cores, resumable.
+
+Duplicate format. Game ``i`` of a study is ``env.reset(seed=i)`` (seeds ``0..N-1`` unless a base is given), so
+every pairing of agents plays exactly the same deals and results can be compared deal by deal. Agents are seeded
+from the game seed and their seat, so a game's result does not depend on which worker played it or in what order.
+
+Resuming. With a cache folder, each chunk of games is written to ``<cache>/<matchup key>/<first>-<last>.json``
+when it finishes; a later run with the same matchup reads finished chunks instead of playing them again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from multiprocessing import get_context
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from cardzoo.agents.registry import make_agent
+from cardzoo.envs.common.errors import IllegalActionError
+from cardzoo.envs.common.record import make_env
+
+
+@dataclass(frozen=True)
+class Matchup:
+    """Who plays what: an env with its options, and one agent name per seat (cycled if fewer)."""
+
+    env: str
+    agents: tuple[str, ...]
+    options: tuple[tuple[str, Any], ...] = field(default=())
+
+    @staticmethod
+    def of(env: str, agents: Sequence[str], **options: Any) -> Matchup:
+        return Matchup(env, tuple(agents), tuple(sorted(options.items())))
+
+    @property
+    def key(self) -> str:
+        text = json.dumps([self.env, self.agents, self.options], sort_keys=True)
+        return f"{self.env}-{'+'.join(self.agents)}-" + hashlib.sha1(text.encode()).hexdigest()[:10]
+
+    @property
+    def label(self) -> str:
+        opts = " ".join(f"{k}={v}" for k, v in self.options)
+        return f"{self.env} {opts} {'+'.join(self.agents)}".strip()
+
+
+def agent_seed(game_seed: int, seat: int) -> int:
+    return (game_seed * 1_000_003 + seat * 7919) % (2**63)
+
+
+# ---------------------------------------------------------------------------- one game
+class _Worker:
+    """Env and agents of one process, built once and reset per game."""
+
+    def __init__(self, matchup: Matchup):
+        self.matchup = matchup
+        self.options = dict(matchup.options)
+        self.env = make_env(matchup.env, **self.options)
+        seats = self.env.possible_agents
+        self.agents = [make_agent(matchup.agents[i % len(matchup.agents)], matchup.env) for i in range(len(seats))]
+        self.fast = FAST_LOOPS.get(matchup.env) if all(hasattr(a, "act_bits") for a in self.agents) else None
+
+    def play(self, seed: int) -> dict[str, Any]:
+        for seat, agent in enumerate(self.agents):
+            agent.reset(seed=agent_seed(seed, seat))
+        if self.fast is not None:
+            record = self.fast(self.options, self.agents, seed)
+        else:
+            record = play_env_game(self.env, self.agents, seed)
+        record["seed"] = seed
+        return record
+
+
+def play_env_game(env, agents: Sequence, seed: int) -> dict[str, Any]:
+    """One game through the env's agent_iter loop; the final info plus each seat's total reward."""
+    env.reset(seed=seed)
+    seat_of = {a: i for i, a in enumerate(env.possible_agents)}
+    totals = [0.0] * len(env.possible_agents)
+    final: dict[str, Any] = {}
+    for agent_id in env.agent_iter():
+        obs, reward, term, trunc, info = env.last()
+        totals[seat_of[agent_id]] += reward
+        if term or trunc:
+            final = info
+            env.step(None)
+        else:
+            env.step(agents[seat_of[agent_id]].act(obs["observation"], obs["action_mask"]))
+    return {**final, "returns": totals}
+
+
+def _rope_team_bits_game(options: dict[str, Any], agents: Sequence, seed: int) -> dict[str, Any]:
+    """Rope Team without the env wrapper: the same deal as ``env.reset(seed)`` and the same observations (as
+    the integer the observation vector is made from), for agents with ``act_bits``. Tested equal to the env loop."""
+    from cardzoo.envs.rope_team import rules
+    from cardzoo.envs.rope_team.env import make_config
+    from cardzoo.envs.rope_team.observer import observe_bits
+
+    game_options = {k: v for k, v in options.items() if k in ("level", "ropes", "trumps", "max_deals", "open_hands")}
+    rng = np.random.default_rng(seed)
+    s = rules.new_game(make_config(**game_options), rules.shuffled_deck(rng), rng, dealer=1)
+    while s.outcome is None:
+        seat = s.to_move
+        legal = rules.legal_mask(s)
+        card = agents[seat].act_bits(observe_bits(s, seat), legal)
+        if not legal >> card & 1:
+            raise IllegalActionError(f"agent {agents[seat].name} played illegal card {card}")
+        rules.play(s, card)
+    r = rules.rewards(s)
+    return {**rules.summary(s), "returns": [r, r]}
+
+
+FAST_LOOPS: dict[str, Callable] = {"rope_team_v0": _rope_team_bits_game}
+
+# ---------------------------------------------------------------------------- many games
+_worker: _Worker | None = None
+
+
+def _play_chunk(matchup: Matchup, seeds: list[int]) -> list[dict[str, Any]]:
+    global _worker
+    if _worker is None or _worker.matchup != matchup:
+        _worker = _Worker(matchup)
+    return [_worker.play(seed) for seed in seeds]
+
+
+def run(
+    matchup: Matchup,
+    games: int,
+    base_seed: int = 0,
+    workers: int | None = None,
+    cache_dir: str | Path | None = None,
+    chunk: int = 250,
+    progress: bool = True,
+) -> list[dict[str, Any]]:
+    """Play games with seeds ``base_seed .. base_seed + games - 1``; one record per game, in seed order."""
+    workers = workers or os.cpu_count() or 1
+    chunks = [list(range(s, min(s + chunk, base_seed + games))) for s in range(base_seed, base_seed + games, chunk)]
+    folder = Path(cache_dir) / matchup.key if cache_dir else None
+    results: dict[int, list[dict[str, Any]]] = {}
+    todo = []
+    for i, seeds in enumerate(chunks):
+        path = folder / f"{seeds[0]}-{seeds[-1]}.json" if folder else None
+        if path is not None and path.is_file():
+            results[i] = json.loads(path.read_text())
+        else:
+            todo.append(i)
+    done = sum(len(chunks[i]) for i in results)
+    start = time.time()
+
+    def report(final: bool = False) -> None:
+        if progress:
+            end = "\n" if final else ""
+            print(f"\r  {matchup.label}: {done}/{games} games, {time.time() - start:.1f} s", end=end,
+                  file=sys.stderr, flush=True)
+
+    def finish(i: int, records: list[dict[str, Any]]) -> None:
+        nonlocal done
+        results[i] = records
+        done += len(records)
+        if folder is not None:
+            folder.mkdir(parents=True, exist_ok=True)
+            (folder / f"{chunks[i][0]}-{chunks[i][-1]}.json").write_text(json.dumps(records))
+        report()
+
+    if workers == 1 or len(todo) <= 1:
+        for i in todo:
+            finish(i, _play_chunk(matchup, chunks[i]))
+    else:
+        with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("fork")) as pool:
+            futures = {pool.submit(_play_chunk, matchup, chunks[i]): i for i in todo}
+            for future in as_completed(futures):
+                finish(futures[future], future.result())
+    report(final=True)
+    return [record for i in range(len(chunks)) for record in results[i]]

@@ -1,0 +1,96 @@
+"""Agents act on observations only: the leak resampling gives identical actions; fast and env loops agree."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from cardzoo.agents import Agent, RandomAgent
+from cardzoo.agents.registry import agent_names, make_agent
+from cardzoo.agents.rope_team_simple import RopeTeamSimple
+from cardzoo.envs import OptionError, rope_team_v0
+from cardzoo.envs.common.cards import CARD_NAMES, STANDARD_CARDS
+from cardzoo.envs.rope_team import rules
+from cardzoo.evaluation.runner import Matchup, _rope_team_bits_game, play_env_game
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from .rope_team_helpers import build_deck
+
+
+def test_registry():
+    assert {"random", "simple"} <= set(agent_names("rope_team_v0"))
+    assert isinstance(make_agent("simple", "rope_team_v0"), Agent)
+    with pytest.raises(OptionError, match="no agent 'genius'"):
+        make_agent("genius", "rope_team_v0")
+
+
+def test_random_agent_plays_only_legal_moves():
+    agent = RandomAgent(seed=1)
+    mask = np.zeros(52, dtype=np.int8)
+    mask[[3, 7]] = 1
+    assert {agent.act(np.zeros(5), mask) for _ in range(50)} == {3, 7}
+    with pytest.raises(ValueError, match="no legal action"):
+        agent.act(np.zeros(5), np.zeros(52, dtype=np.int8))
+
+
+@pytest.mark.parametrize("level", sorted(rules.LEVELS))
+def test_fast_loop_equals_env_loop(level):
+    env = rope_team_v0.env(level=level)
+    for seed in range(15):
+        agents = [RopeTeamSimple(), RopeTeamSimple()]
+        via_env = play_env_game(env, agents, seed)
+        fast = _rope_team_bits_game({"level": level}, [RopeTeamSimple(), RopeTeamSimple()], seed)
+        assert via_env == fast
+
+
+def test_simple_agent_never_falls_when_it_can_brake():
+    # The worked example's trick 2: from one card off Anna's end, Ben must brake with the 4♣, not the 8♣.
+    from .test_rope_team_rules import EXAMPLE_ANNA, EXAMPLE_BEN, EXAMPLE_RIDGE
+
+    env = rope_team_v0.raw_env(level="hard")
+    env.reset(seed=0, options={"deck": build_deck(EXAMPLE_RIDGE, EXAMPLE_ANNA, EXAMPLE_BEN, no_suits1="HC")})
+    for move in ("KS", "9S", "9C"):
+        env.step(STANDARD_CARDS[move])
+    obs = env.observe("player_1")
+    assert RopeTeamSimple().act(obs["observation"], obs["action_mask"]) == STANDARD_CARDS["4C"]
+
+
+def test_simple_agent_stops_on_face_down_cards():
+    # Following the K♠ from the camp: the 9♠ makes 3 steps onto face-down position 1, the 2♠ makes 2 steps onto
+    # position 2, which we turn face up by hand.
+    env = rope_team_v0.raw_env(level="hard")
+    env.reset(seed=0, options={"deck": build_deck([], ["KS"], ["9S", "2S"], no_suits1="CDH")})
+    env.state.up[2] = True
+    env.state.uncovered = 1
+    env.step(STANDARD_CARDS["KS"])
+    obs = env.observe("player_1")
+    assert RopeTeamSimple().act(obs["observation"], obs["action_mask"]) == STANDARD_CARDS["9S"]
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 2**31), data=st.data())
+def test_simple_agent_sees_nothing_hidden(seed, data):
+    """Resample the partner's hand, the face-down ridge and the aside cards: the same observation gives the
+    same action, and the agent's actions through the first tricks stay the same."""
+    rng = np.random.default_rng(seed)
+    deck = [CARD_NAMES[c] for c in rules.shuffled_deck(rng)]
+    # Keep the viewer's (player_0's) hand and the camp; shuffle everything player_0 cannot see at the start.
+    hidden = list(range(0, 4)) + list(range(5, 9)) + list(range(22, 52))
+    other = list(deck)
+    perm = np.random.default_rng(data.draw(st.integers(0, 2**31))).permutation(len(hidden))
+    for i, j in zip(hidden, perm, strict=True):
+        other[i] = deck[hidden[j]]
+    obs = []
+    for d in (deck, other):
+        env = rope_team_v0.raw_env()
+        env.reset(seed=seed, options={"deck": d})
+        obs.append(env.observe("player_0"))
+    assert np.array_equal(obs[0]["observation"], obs[1]["observation"])
+    a, b = RopeTeamSimple(), RopeTeamSimple()
+    assert a.act(obs[0]["observation"], obs[0]["action_mask"]) == b.act(obs[1]["observation"], obs[1]["action_mask"])
+
+
+def test_matchup_key_is_stable():
+    a = Matchup.of("rope_team_v0", ["simple"], level="hard", max_deals=2)
+    b = Matchup.of("rope_team_v0", ["simple"], max_deals=2, level="hard")
+    assert a == b and a.key == b.key and a.key != Matchup.of("rope_team_v0", ["random"], level="hard").key

@@ -1,0 +1,73 @@
+"""Evaluation: statistics on known cases, reproducible and resumable runs, a tiny end-to-end report."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from cardzoo.evaluation import stats
+from cardzoo.evaluation.charts import Bar, bar_chart
+from cardzoo.evaluation.cli import main
+from cardzoo.evaluation.runner import Matchup, run
+
+
+def test_wilson_known_values():
+    r = stats.wilson(5, 10)
+    assert r.rate == 0.5 and r.low == pytest.approx(0.2366, abs=1e-4) and r.high == pytest.approx(0.7634, abs=1e-4)
+    zero = stats.wilson(0, 20)
+    assert zero.low == 0.0 and zero.high == pytest.approx(0.1611, abs=1e-4)
+    assert stats.wilson(81, 100).low < 0.81 < stats.wilson(81, 100).high
+
+
+def test_mcnemar_and_paired():
+    assert stats.mcnemar_exact(0, 5) == pytest.approx(0.0625)
+    assert stats.mcnemar_exact(3, 3) == 1.0
+    a = [True] * 30 + [False] * 70
+    b = [True] * 10 + [False] * 90
+    cmp = stats.paired(a, b)
+    assert cmp.only_a == 20 and cmp.only_b == 0 and cmp.difference == pytest.approx(0.2)
+    assert cmp.low < 0.2 < cmp.high and cmp.p_value < 1e-5
+    with pytest.raises(ValueError, match="same deals"):
+        stats.paired(a, b[:5])
+
+
+def test_difference_against_a_reported_rate():
+    d = stats.difference(540, 1000, 0.54, 4000)
+    assert d.difference == pytest.approx(0.0) and d.low < 0 < d.high
+    assert stats.difference(700, 1000, 0.54, 4000).low > 0
+
+
+def test_runs_are_reproducible_and_resumable(tmp_path):
+    m = Matchup.of("rope_team_v0", ["random"], level="easy")
+    first = run(m, 60, workers=1, cache_dir=tmp_path, chunk=25, progress=False)
+    assert [r["seed"] for r in first] == list(range(60))
+    chunks = sorted(p.name for p in (tmp_path / m.key).iterdir())
+    assert chunks == ["0-24.json", "25-49.json", "50-59.json"]
+    # A resumed run reads the cache: tamper with one chunk and see it come back unchanged.
+    path = tmp_path / m.key / "25-49.json"
+    records = json.loads(path.read_text())
+    records[0]["outcome"] = "tampered"
+    path.write_text(json.dumps(records))
+    resumed = run(m, 60, workers=1, cache_dir=tmp_path, chunk=25, progress=False)
+    assert resumed[25]["outcome"] == "tampered"
+    parallel = run(m, 60, workers=2, chunk=25, progress=False)
+    assert parallel == first
+
+
+def test_chart_png(tmp_path):
+    path = tmp_path / "c.png"
+    pixels = bar_chart("T", {"a": [Bar("x", 0.5, 0.4, 0.6), Bar("doc", 0.7, hollow=True)]}, path)
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and pixels.shape[2] == 3
+
+
+def test_evaluate_end_to_end(tmp_path, capsys):
+    out = tmp_path / "report"
+    main(["evaluate", "--games", "40", "--only", "rope_team", "--out", str(out), "--workers", "1"])
+    summary = (out / "summary.md").read_text()
+    assert "## Rope Team" in summary and "| hard | 54% |" in summary
+    rows = json.loads((out / "results.json").read_text())["rows"]
+    assert {r["source"] for r in rows} >= {"document", "simple", "random"}
+    assert (out / "rope_team.png").is_file() and (out / "results.csv").read_text().startswith("game,")
+    again = tmp_path / "again"
+    main(["evaluate", "--games", "40", "--only", "rope_team", "--out", str(again), "--workers", "2"])
+    assert json.loads((again / "results.json").read_text())["rows"] == rows  # same seeds, same report
