@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
 from cardzoo.envs.rook import rules
 from cardzoo.envs.rook.rules import (
     BID,
