@@ -4,31 +4,19 @@ from __future__ import annotations
 
 import json
 import textwrap
-import warnings
 
 import numpy as np
 import pytest
-from cardzoo.envs import DeckError, GameOverError, IllegalActionError, OptionError, replay, save, summit_rush_v0
-from cardzoo.envs.common.cards import card_pretty, card_str, parse_card
-from cardzoo.envs.common.record import ENV_MODULES
-from cardzoo.envs.summit_rush import rules
 from pettingzoo.test import api_test, parallel_api_test, parallel_seed_test, render_test
 
+from cardzoo.envs import DeckError, GameOverError, IllegalActionError, OptionError, replay, save, summit_rush_v0
+from cardzoo.envs.common.cards import card_pretty, card_str, parse_card
+from cardzoo.envs.common.options import UnknownResetOptionWarning
+from cardzoo.envs.common.record import ENV_MODULES
+from cardzoo.envs.summit_rush import rules
+
+from .api_warnings import api_warnings
 from .test_summit_rush_rules import EXAMPLE_DECK, EXAMPLE_TICKS, make_deck, stuck_deck
-
-# Warnings PettingZoo's api_test gives every env with the classic Dict(observation, action_mask) format (it
-# whitelists only its own env names for it). Anything else fails the test.
-UNAVOIDABLE_API_WARNINGS = (
-    "Observation is not a NumPy array",
-    "Observation space for each agent probably should be gymnasium.spaces.box or gymnasium.spaces.discrete",
-)
-
-
-def api_warnings(run) -> list[str]:
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        run()
-    return [str(w.message) for w in caught if not str(w.message).startswith(UNAVOIDABLE_API_WARNINGS)]
 
 
 def random_game(env, seed: int, policy_seed: int = 0):
@@ -156,7 +144,8 @@ def test_bad_reset_options_leave_the_game_intact():
 
 def test_pettingzoo_probe_reset_option_is_ignored():
     env = summit_rush_v0.parallel_env()
-    a, _ = env.reset(seed=4, options={"options": 1})
+    with pytest.warns(UnknownResetOptionWarning, match="probe"):
+        a, _ = env.reset(seed=4, options={"options": 1})
     b, _ = env.reset(seed=4)
     assert np.array_equal(a["player_0"]["observation"], b["player_0"]["observation"])
 

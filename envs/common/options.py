@@ -11,7 +11,11 @@ from .errors import OptionError
 
 
 class UnknownResetOptionWarning(UserWarning):
-    """A key in ``reset(options=...)`` that the game does not know; it is ignored."""
+    """``reset(options={"options": ...})``: PettingZoo's API-test probe, ignored with this warning."""
+
+
+# PettingZoo's API tests call reset(seed=0, options={"options": 1}) only to check that reset takes an options dict.
+PROBE_KEY = "options"
 
 
 def _unknown_message(given: Mapping[str, Any], known: Collection[str], what: str) -> str | None:
@@ -32,15 +36,17 @@ def reject_unknown(given: Mapping[str, Any], known: Collection[str], what: str) 
         raise OptionError(message)
 
 
-def warn_unknown(given: Mapping[str, Any], known: Collection[str], what: str) -> None:
-    """Warn (never silently ignore) about keys of ``given`` not in ``known``.
+def check_reset_options(given: Mapping[str, Any], known: Collection[str]) -> None:
+    """Raise :class:`OptionError` for unknown keys of ``reset(options=...)``.
 
-    Used for ``reset(options=...)``: PettingZoo's API test resets with a made-up option to check that ``reset``
-    takes an options dict, so an unknown reset option cannot be an error; a warning still names the typo.
+    The one exception is the key ``"options"``, which PettingZoo's API tests pass to probe ``reset``'s signature:
+    it is ignored with an :class:`UnknownResetOptionWarning`, so the probe passes and a nested ``options`` dict
+    passed by mistake is still reported.
     """
-    message = _unknown_message(given, known, what)
-    if message:
-        warnings.warn(message + " (ignored)", UnknownResetOptionWarning, stacklevel=4)
+    reject_unknown({k: v for k, v in given.items() if k != PROBE_KEY}, known, "reset option")
+    if PROBE_KEY in given:
+        warnings.warn(f"reset option {PROBE_KEY!r} is not an option of this game (PettingZoo's API-test probe?); "
+                      f"ignored. Reset options: {', '.join(sorted(known))}", UnknownResetOptionWarning, stacklevel=4)
 
 
 def one_of(name: str, value: Any, choices: Collection[Any]) -> Any:

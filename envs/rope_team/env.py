@@ -70,8 +70,8 @@ Options (keyword arguments; unknown names raise ``OptionError``):
 Reset options: ``deck`` (52 two-character card strings such as "TS": ``deck[0:9]`` the ridge from position 0 to 8,
 ``deck[4]`` the camp, ``deck[9:22]`` player_0's hand, ``deck[22:35]`` player_1's hand, ``deck[35:]`` the 17
 aside; later deals come from the seed), ``dealer`` ("player_1" by default, so player_0 leads the first trick).
-An unknown reset option is ignored with an ``UnknownResetOptionWarning`` naming it (PettingZoo's API test resets
-with a made-up option, so it cannot be an error); an unknown constructor option is an ``OptionError``.
+An unknown option or reset option is an ``OptionError`` naming it; only the key ``"options"`` (PettingZoo's API-test
+probe of ``reset``'s signature) is ignored, with an ``UnknownResetOptionWarning``.
 
 Version history:
     v0: first release.
@@ -87,7 +87,7 @@ from gymnasium import spaces
 from ..common.aec import CardGameAEC
 from ..common.cards import SUIT_NAMES, card_pretty, mask_to_bits, parse_deck
 from ..common.errors import OptionError
-from ..common.options import flag, int_in, number, one_of, reject_unknown, warn_unknown
+from ..common.options import check_reset_options, flag, int_in, number, one_of, reject_unknown
 from ..common.wrappers import OrderEnforcing
 from . import render, rules
 from .observer import LAYOUT, MAX_ROPES, describe, observe_bits
@@ -143,7 +143,7 @@ class raw_env(CardGameAEC):  # noqa: N801 - PettingZoo's naming convention
 
     # ------------------------------------------------------------------ hooks
     def _deal(self, rng: np.random.Generator, reset_options: dict[str, Any]) -> rules.State:
-        warn_unknown(reset_options, RESET_OPTIONS, "reset option")
+        check_reset_options(reset_options, RESET_OPTIONS)
         dealer = AGENTS.index(one_of("dealer", reset_options.get("dealer", "player_1"), AGENTS))
         if "deck" in reset_options:
             deck = parse_deck(reset_options["deck"])

@@ -90,7 +90,7 @@ Reset options: ``deck``, 52 two-character card strings such as "TS": ``deck[0:28
 row, as above), then each player's stock in turning order (``deck[28:28+S]`` player_0's, the next ``S``
 player_1's, ...; the first card of each starts that player's pile), then the cards set aside (4 on Hard). The
 who-touches-first order still comes from the seed. (The key ``"options"``, which PettingZoo's API tests pass to
-probe the signature, is ignored; any other unknown key raises ``OptionError``.)
+probe the signature, is ignored with an ``UnknownResetOptionWarning``; any other unknown key raises ``OptionError``.)
 
 Seeding: ``reset(seed=s)`` plays game ``s``; ``reset()`` plays the next game of a stream seeded by the last
 explicit seed. ``game_record()`` holds the game's own seed and every tick's actions; ``cardzoo.envs.replay``
@@ -112,7 +112,7 @@ from pettingzoo.utils.conversions import parallel_to_aec_wrapper
 from ..common.cards import card_pretty, parse_deck
 from ..common.errors import GameOverError, IllegalActionError, OptionError
 from ..common.layout import Layout
-from ..common.options import flag, int_in, number, one_of, reject_unknown
+from ..common.options import PROBE_KEY, check_reset_options, flag, int_in, number, one_of, reject_unknown
 from ..common.wrappers import OrderEnforcing
 from . import render, rules
 from .observer import Observer
@@ -120,7 +120,6 @@ from .observer import Observer
 ENV_OPTIONS = ("level", "players", "solo", "stock", "time_limit", "seconds_per_action", "wrap", "illegal_action",
                "render_mode")
 RESET_OPTIONS = ("deck",)
-IGNORED_RESET_OPTIONS = ("options",)  # PettingZoo's API tests pass {"options": 1} to probe reset's signature
 ILLEGAL_ACTION_MODES = ("raise", "penalize", "wait")
 
 
@@ -196,8 +195,8 @@ class SummitRushEnv(ParallelEnv):
         return self.action_spaces[agent]
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None):
-        reset_options = {k: v for k, v in (options or {}).items() if k not in IGNORED_RESET_OPTIONS}
-        reject_unknown(reset_options, RESET_OPTIONS, "reset option")
+        check_reset_options(options or {}, RESET_OPTIONS)
+        reset_options = {k: v for k, v in (options or {}).items() if k != PROBE_KEY}
         deck = None
         if "deck" in reset_options:  # checked before anything changes, so a bad deck leaves the game intact
             deck = parse_deck(reset_options["deck"])
