@@ -16,7 +16,18 @@ import numpy as np
 
 from ..common.cards import SUIT_NAMES
 from ..common.layout import Layout
-from .rules import BID_AMOUNTS, BID_STEP, BID_TRUMP_PHASES, MIN_BID, N_CARDS, PHASE_NAMES, TRICKS, State, card_name
+from .rules import (
+    BID_AMOUNTS,
+    BID_STEP,
+    BID_TRUMP_PHASES,
+    MIN_BID,
+    N_CARDS,
+    PHASE_NAMES,
+    ROUND_POINTS,
+    TRICKS,
+    State,
+    card_name,
+)  # fmt: skip
 
 N_BIDS = len(BID_AMOUNTS)
 POINT_LEVELS = 25  # card points in tricks so far, 0..120 in fives
@@ -70,9 +81,26 @@ _TOTAL_SELF_NEG, _TOTAL_OPP_NEG = 1 << _O["total_self_neg"], 1 << _O["total_opp_
 _MAX_TOTAL = (1 << TOTAL_BITS) - 1
 
 
+# Per-value bit tables, computed once: the observer runs every step.
+_POINTS_SELF_BITS = tuple(1 << (_POINTS_SELF + min(p // 5, POINT_LEVELS - 1)) for p in range(ROUND_POINTS + 1))
+_POINTS_OPP_BITS = tuple(1 << (_POINTS_OPP + min(p // 5, POINT_LEVELS - 1)) for p in range(ROUND_POINTS + 1))
+_TOTALS_CACHE: dict[tuple[int, int], int] = {}
+
+
 def _total_bits(total: int, offset: int, neg_bit: int) -> int:
     level = min(abs(total) // 5, _MAX_TOTAL)
     return level << offset | (neg_bit if total < 0 else 0)
+
+
+def _totals_bits(own: int, opp: int) -> int:
+    key = (own, opp)
+    bits = _TOTALS_CACHE.get(key)
+    if bits is None:
+        if len(_TOTALS_CACHE) > 100_000:
+            _TOTALS_CACHE.clear()
+        bits = _total_bits(own, _TOTAL_SELF, _TOTAL_SELF_NEG) | _total_bits(opp, _TOTAL_OPP, _TOTAL_OPP_NEG)
+        _TOTALS_CACHE[key] = bits
+    return bits
 
 
 def observe_bits(s: State, seat: int) -> int:
@@ -81,10 +109,8 @@ def observe_bits(s: State, seat: int) -> int:
     bits = (s.hands[seat] << _HAND | s.played[seat] << _PLAYED_SELF | s.played[opp] << _PLAYED_OPP
             | s.known[opp] << _OPP_KNOWN | s.known[seat] << _SELF_KNOWN
             | 1 << (_TRICKS_SELF + s.tricks[seat]) | 1 << (_TRICKS_OPP + s.tricks[opp])
-            | 1 << (_POINTS_SELF + min(s.points[seat] // 5, POINT_LEVELS - 1))
-            | 1 << (_POINTS_OPP + min(s.points[opp] // 5, POINT_LEVELS - 1))
-            | _total_bits(s.totals[seat], _TOTAL_SELF, _TOTAL_SELF_NEG)
-            | _total_bits(s.totals[opp], _TOTAL_OPP, _TOTAL_OPP_NEG))
+            | _POINTS_SELF_BITS[s.points[seat]] | _POINTS_OPP_BITS[s.points[opp]]
+            | _totals_bits(s.totals[seat], s.totals[opp]))
     phase = s.phase
     if phase < 5:
         bits |= 1 << (_PHASE + phase)
