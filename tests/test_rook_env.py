@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import warnings
 
 import numpy as np
 import pytest
@@ -17,23 +16,8 @@ from cardzoo.envs.rook import rules
 from cardzoo.envs.rook.observer import LAYOUT, describe
 from cardzoo.envs.rook.rules import PASS, TAKE_UP, TRUMP0, bid_action
 
+from .api_warnings import api_warnings
 from .test_rook_rules import build_deck, c
-
-# Warnings PettingZoo's api_test gives every env with the classic Dict(observation, action_mask) format, the
-# all-zero mask of the player not to move, and our warning for the test's made-up reset option {"options": 1}.
-UNAVOIDABLE_API_WARNINGS = (
-    "Observation is not a NumPy array",
-    "Observation space for each agent probably should be gymnasium.spaces.box or gymnasium.spaces.discrete",
-    "Action mask numpy array is all zeros (no legal actions).",
-    "reset option 'options' is not an option of this game",
-)
-
-
-def api_warnings(run) -> list[str]:
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        run()
-    return [str(w.message) for w in caught if not str(w.message).startswith(UNAVOIDABLE_API_WARNINGS)]
 
 
 def play_random(env, seed: int, policy_seed: int = 0, max_steps: int = 20_000, options=None):

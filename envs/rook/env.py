@@ -119,7 +119,6 @@ Version history:
 
 from __future__ import annotations
 
-import warnings
 from typing import Any
 
 import numpy as np
@@ -128,7 +127,7 @@ from gymnasium import spaces
 from ..common.aec import CardGameAEC
 from ..common.cards import SUIT_NAMES, mask_to_bits, parse_deck
 from ..common.errors import DeckError, OptionError
-from ..common.options import UnknownResetOptionWarning, int_in, one_of, reject_unknown
+from ..common.options import check_reset_options, int_in, one_of, reject_unknown
 from ..common.wrappers import OrderEnforcing
 from . import render, rules
 from .observer import LAYOUT, describe, observe_bits
@@ -136,7 +135,6 @@ from .observer import LAYOUT, describe, observe_bits
 AGENTS = ("player_0", "player_1")
 ENV_OPTIONS = ("target_score", "rounds", "illegal_action", "render_mode", "render_viewer")
 RESET_OPTIONS = ("deck", "dealer", "totals")
-PROBE_KEY = "options"  # PettingZoo's API tests reset with options={"options": 1} to probe reset's signature
 
 
 def env(**options) -> OrderEnforcing:
@@ -150,15 +148,6 @@ def parse_rook_deck(cards) -> list[int]:
         return parse_deck(cards, rules.NAMES)
     except DeckError as err:
         raise DeckError(f"{err} (a Rook for Two deck is 4..A of C D H S, no 2s or 3s, plus the Rook 'XR')") from None
-
-
-def _check_reset_options(given: dict[str, Any]) -> None:
-    """Unknown reset options are errors, except the key "options" that PettingZoo's API tests pass as a probe."""
-    reject_unknown({k: v for k, v in given.items() if k != PROBE_KEY}, RESET_OPTIONS, "reset option")
-    if PROBE_KEY in given:
-        warnings.warn(f"reset option {PROBE_KEY!r} is not an option of this game (PettingZoo's API-test probe?); "
-                      f"ignored. Reset options: {', '.join(sorted(RESET_OPTIONS))}", UnknownResetOptionWarning,
-                      stacklevel=5)
 
 
 class raw_env(CardGameAEC):  # noqa: N801 - PettingZoo's naming convention
@@ -193,7 +182,7 @@ class raw_env(CardGameAEC):  # noqa: N801 - PettingZoo's naming convention
 
     # ------------------------------------------------------------------ hooks
     def _deal(self, rng: np.random.Generator, reset_options: dict[str, Any]) -> rules.State:
-        _check_reset_options(reset_options)
+        check_reset_options(reset_options, RESET_OPTIONS)
         dealer = AGENTS.index(one_of("dealer", reset_options.get("dealer", "player_1"), AGENTS))
         totals = self._parse_totals(reset_options.get("totals", [0, 0]))
         if "deck" in reset_options:
