@@ -8,11 +8,12 @@ from cardzoo.envs.common.errors import OptionError
 
 from .random_agent import RandomAgent
 from .rope_team_simple import RopeTeamSimple
+from .summit_rush_simple import SummitRushSimple
 
 # name -> {env name or "*" -> factory(seed)}
 AGENTS: dict[str, dict[str, Callable]] = {
     "random": {"*": lambda seed: RandomAgent(seed)},
-    "simple": {"rope_team_v0": lambda seed: RopeTeamSimple(seed)},
+    "simple": {"rope_team_v0": lambda seed: RopeTeamSimple(seed), "summit_rush_v0": SummitRushSimple},
 }
 
 
