@@ -378,3 +378,25 @@ def test_bench_entry_follows_rope_team():
     assert names.index("rook_v0") == names.index("rope_team_v0") + 1
     bench = BENCHES[names.index("rook_v0")]
     assert (bench.module, bench.factory, bench.loop.__name__) == ("cardzoo.envs.rook_v0", "env", "aec_loop")
+
+
+def test_env_mask_equals_rules_legal_actions_through_a_game():
+    env = rook_v0.raw_env(rounds=2)
+    env.reset(seed=17)
+    rng = np.random.default_rng(17)
+    steps = 0
+    while not all(env.terminations.values()):
+        seat = env.possible_agents.index(env.agent_selection)
+        mask = env.observe(env.agent_selection)["action_mask"]
+        legal = rules.legal_actions(env.state)
+        assert [int(a) for a in np.flatnonzero(mask)] == [a for a in range(79) if legal >> a & 1]
+        assert not env.observe(env.possible_agents[1 - seat])["action_mask"].any()
+        env.step(int(rng.choice(np.flatnonzero(mask))))
+        steps += 1
+    assert steps > 100 and not env.observe("player_0")["action_mask"].any()
+
+
+def test_step_before_reset_raises():
+    env = rook_v0.env()
+    with pytest.raises(GameOverError, match="reset"):
+        env.step(53)
