@@ -135,6 +135,7 @@ from .observer import LAYOUT, describe, observe_bits
 AGENTS = ("player_0", "player_1")
 ENV_OPTIONS = ("target_score", "rounds", "illegal_action", "render_mode", "render_viewer")
 RESET_OPTIONS = ("deck", "dealer", "totals")
+_NO_REWARDS = (0.0, 0.0)  # the reward of almost every step, shared rather than allocated
 
 
 def env(**options) -> OrderEnforcing:
@@ -211,11 +212,11 @@ class raw_env(CardGameAEC):  # noqa: N801 - PettingZoo's naming convention
     def _is_legal(self, action: int) -> bool:
         return bool(rules.legal_actions(self.state) >> action & 1)
 
-    def _apply(self, action: int) -> list[float]:
+    def _apply(self, action: int) -> list[float] | tuple[float, float]:
         s = self.state
         delta = rules.apply(s, action)
         if delta is None:
-            return [0.0, 0.0]
+            return _NO_REWARDS
         if s.outcome is None:
             for a in AGENTS:
                 self.infos[a] = {"last_round": s.last_round}
