@@ -59,6 +59,11 @@ _ABOVE = tuple(SUIT_MASKS[c // 13] & ~((1 << (c + 1)) - 1) for c in range(52))
 _ONE = mask_of(c for c in range(52) if _STEPS[c] == 1)
 _TWO = mask_of(c for c in range(52) if _STEPS[c] == 2)
 _MOVING = _ONE | _TWO
+# Move order: uncovering first, then the rest (0-step tricks and moves onto face-up cards alike), rope catches after
+# their kind; within each kind, the nearer the coin ends to a face-down card the earlier.
+_STAY, _ROPE = 10, 20
+# _NEAR[coin << 9 | up]: how far the coin is from the nearest face-down ridge card (9 if none).
+_NEAR = tuple(min([abs((i >> 9) - p) for p in range(9) if not (i & 0x1FF) >> p & 1] or [9]) for i in range(9 << 9))
 
 
 @dataclass
@@ -80,6 +85,42 @@ class _BudgetExhausted(Exception):
 
 def _steps(mask: int) -> int:
     return (mask & _ONE).bit_count() + 2 * (mask & _TWO).bit_count()
+
+
+_BANDS = ((0, 6), (6, 10), (10, 13))  # the ranks of 0, 1 and 2 steps
+_SUIT_SHAPES: dict[int, int] = {}
+
+
+def _suit_shape(pair: int) -> int:
+    """The shape of one suit, ``pair`` = player 0's 13 rank bits | player 1's << 13: per step band, the owners of
+    the cards still held, in rank order (a leading 1 marks the length)."""
+    code = 0
+    for lo, hi in _BANDS:
+        seg = 1
+        for r in range(lo, hi):
+            if pair >> r & 1:
+                seg <<= 1
+            elif pair >> (r + 13) & 1:
+                seg = seg << 1 | 1
+        code = code << 7 | seg
+    return code
+
+
+def _shape(h0: int, h1: int) -> int:
+    """The hands up to renaming cards within a suit and step band while keeping their order and owners.
+
+    Two deal positions with the same shape (and the same coin, ridge, trumps, ropes, leader, deal) are equivalent:
+    mapping each card to its namesake keeps every legal move, trick winner and step count, and the later deals
+    do not depend on the cards played.
+    """
+    code = 0
+    for s in (0, 13, 26, 39):
+        pair = (h0 >> s) & 0x1FFF | ((h1 >> s) & 0x1FFF) << 13
+        shape = _SUIT_SHAPES.get(pair)
+        if shape is None:
+            shape = _SUIT_SHAPES[pair] = _suit_shape(pair)
+        code = code << 21 | shape
+    return code
 
 
 def _representatives(cands: int, live: int) -> list[int]:
@@ -183,22 +224,24 @@ def solve(state: rules.State, node_budget: int = DEFAULT_BUDGET) -> Solution:
                     winner = follower if fs == trumps else leader
                 st = lst + _STEPS[f]
                 if st == 0:
-                    out.append((2, lead, f, winner, coin, up, trumps, ropes))
+                    out.append((_STAY + _NEAR[coin << 9 | up], lead, f, winner, coin, up, trumps, ropes))
                     continue
                 target = coin - st if winner == 0 else coin + st
                 r2 = ropes
-                caught = False
+                rank = 0
                 if target < 0 or target > _LAST:
                     if not ropes:
                         continue  # a fall
                     r2 = ropes - 1
                     target = 0 if winner == 0 else _LAST
-                    caught = True
+                    rank = _ROPE
                 if up >> target & 1:
-                    out.append((4 if caught else 3, lead, f, winner, target, up, trumps, r2))
+                    rank += _STAY + _NEAR[target << 9 | up]
+                    out.append((rank, lead, f, winner, target, up, trumps, r2))
                 else:
                     t2 = ridge_suit[target] if use_trumps else trumps
-                    out.append((1 if caught else 0, lead, f, winner, target, up | 1 << target, t2, r2))
+                    up2 = up | 1 << target
+                    out.append((rank + _NEAR[target << 9 | up2], lead, f, winner, target, up2, t2, r2))
         out.sort(key=lambda m: m[0])
         return out
 
@@ -218,7 +261,7 @@ def solve(state: rules.State, node_budget: int = DEFAULT_BUDGET) -> Solution:
         nodes += 1
         if nodes > node_budget:
             raise _BudgetExhausted
-        key = (deal, h0, h1, leader, coin, up, trumps, ropes)
+        key = (deal, _shape(h0, h1), leader, coin, up, trumps, ropes)
         if key in lost:
             return False
         live = h0 | h1
