@@ -146,13 +146,11 @@ class _Deal:
                 supply[r] += c
         if not self.wrap:
             return not _path_match(need, supply, 0)
-        # Round the corner: k of the Aces (rank 0) use Kings (rank 12) as bases; the rest is a path from A to K.
-        for k in range(min(need[0], supply[12]) + 1):
-            if _path_match(need, supply, k):
-                return False
-        for k in range(1, min(need[12], supply[0]) + 1):  # or k Kings lie on Aces
-            if _path_match(need, supply, 0, k):
-                return False
+        # Round the corner: a of the Aces (rank 0) lie on Kings (rank 12) and b Kings on Aces; the rest is a path.
+        for a in range(min(need[0], supply[12]) + 1):
+            for b in range(min(need[12], supply[0]) + 1):
+                if _path_match(need, supply, a, b):
+                    return False
         return True
 
     def plays(self, pile: int, taken: int = 0) -> list[tuple[int, int]]:
