@@ -24,6 +24,7 @@ from; both paths share one decision function and give identical actions.
 from __future__ import annotations
 
 import numpy as np
+
 from cardzoo.envs.common.cards import FULL_MASK, SUIT_MASKS
 from cardzoo.envs.rope_team.observer import LAYOUT
 from cardzoo.envs.rope_team.rules import RIDGE, STEPS

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
 from cardzoo.agents.registry import make_agent
 from cardzoo.envs.common.errors import IllegalActionError
 from cardzoo.envs.common.record import make_env

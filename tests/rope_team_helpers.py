@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+
 from cardzoo.envs.common.cards import CARD_NAMES, STANDARD_CARDS
 from cardzoo.envs.rope_team import rules
 

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from cardzoo.agents import Agent, RandomAgent
 from cardzoo.agents.registry import agent_names, make_agent
 from cardzoo.agents.rope_team_simple import RopeTeamSimple
@@ -11,8 +14,6 @@ from cardzoo.envs import OptionError, rope_team_v0
 from cardzoo.envs.common.cards import CARD_NAMES, STANDARD_CARDS
 from cardzoo.envs.rope_team import rules
 from cardzoo.evaluation.runner import Matchup, _rope_team_bits_game, play_env_game
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from .rope_team_helpers import build_deck
 

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
 from cardzoo.envs.common import cards
 from cardzoo.envs.common.errors import DeckError, OptionError
 from cardzoo.envs.common.layout import Layout
 from cardzoo.envs.common.options import int_in, one_of, reject_unknown
 from cardzoo.envs.common.render import Canvas
-from hypothesis import given
-from hypothesis import strategies as st
 
 
 def test_card_strings_round_trip():

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+
 from cardzoo.evaluation import stats
 from cardzoo.evaluation.charts import Bar, bar_chart
 from cardzoo.evaluation.cli import main

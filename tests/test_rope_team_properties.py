@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from cardzoo.envs import rope_team_v0
 from cardzoo.envs.common.cards import CARD_NAMES, FULL_MASK, SUIT_MASKS, cards_of, mask_to_bits
 from cardzoo.envs.rope_team import rules
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 LEVELS = st.sampled_from(sorted(rules.LEVELS))
 
@@ -35,7 +36,7 @@ def check_invariants(s: rules.State, last_uncovered_suit: int) -> None:
         assert s.hands[0].bit_count() + s.hands[1].bit_count() == 26 - 2 * s.trick_no - (s.led is not None)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=300, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), level=LEVELS, data=st.data())
 def test_rules_invariants(seed, level, data):
     rng = np.random.default_rng(seed)
@@ -55,7 +56,7 @@ def test_rules_invariants(seed, level, data):
     assert (s.outcome == rules.WIN) == (s.uncovered == 8)
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), level=LEVELS, open_hands=st.booleans(), data=st.data())
 def test_env_mask_equals_legal_plays(seed, level, open_hands, data):
     env = rope_team_v0.raw_env(level=level, open_hands=open_hands)
@@ -94,7 +95,7 @@ def first_deal_views(deck: list[str], actions: list[int], viewer: int, seed: int
     return views
 
 
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(seed=st.integers(0, 2**31), viewer=st.sampled_from([0, 1]), data=st.data())
 def test_leak_resampling(seed, viewer, data):
     """Resampling every card the viewer never saw (keeping what it could infer) leaves its observations identical.

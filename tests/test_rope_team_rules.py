@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from cardzoo.envs.common.cards import SUITS, cards_of
 from cardzoo.envs.rope_team import rules
 from cardzoo.envs.rope_team.rules import CAMP, Config

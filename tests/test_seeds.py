@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 
 import pytest
+
 from cardzoo.seeds import figures
 
 ROOT = Path(__file__).resolve().parent.parent

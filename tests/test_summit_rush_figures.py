@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
 from cardzoo.envs import summit_rush_v0
 from cardzoo.envs.summit_rush import rules
 from cardzoo.seeds import figures

@@ -4,12 +4,13 @@ its covers are gone, and no observation leaks a hidden card."""
 from __future__ import annotations
 
 import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from cardzoo.envs import summit_rush_v0
 from cardzoo.envs.common.cards import CARD_NAMES
 from cardzoo.envs.summit_rush import rules
 from cardzoo.envs.summit_rush.rules import N_PEAKS
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 OPTION_SETS = [
     {},

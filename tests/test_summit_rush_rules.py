@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from cardzoo.envs.common.cards import CARD_NAMES, STANDARD_CARDS, card_str
 from cardzoo.envs.summit_rush import rules
 from cardzoo.envs.summit_rush.rules import N_PEAKS, Config
