@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
 from cardzoo.agents.oracles import RopeTeamOracle, solve
 from cardzoo.agents.oracles.rope_team import later_deals
 from cardzoo.envs.common.cards import cards_of, mask_of
 from cardzoo.envs.rope_team import rules
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 from .rope_team_helpers import build_deck, c, game
 
@@ -43,17 +44,34 @@ def brute_force(s: rules.State) -> bool:
     return False
 
 
+def memo_brute_force(s: rules.State, seen: dict | None = None) -> bool:
+    """The same search with a memo keyed by the whole concrete position: exact, and fast enough for 7 tricks."""
+    seen = {} if seen is None else seen
+    if s.outcome is not None:
+        return s.outcome == rules.WIN
+    key = (s.deal, s.trick_no, s.hands[0], s.hands[1], s.to_move, s.led, s.coin, tuple(s.up), s.trumps, s.ropes)
+    if key not in seen:
+        seen[key] = False
+        for card in cards_of(rules.legal_mask(s)):
+            t = s.copy()
+            rules.play(t, card)
+            if memo_brute_force(t, seen):
+                seen[key] = True
+                break
+    return seen[key]
+
+
 def fingerprint(s: rules.State) -> tuple:
     return tuple(repr(getattr(s, n)) for n in rules.State.__slots__ if n != "rng") + (repr(s.rng.bit_generator.state),)
 
 
 @st.composite
-def end_positions(draw) -> rules.State:
-    """The last 1-4 tricks of the last deal, everything else random: ridge, face-up cards, coin, trumps, ropes."""
+def end_positions(draw, tricks: tuple[int, int] = (1, 4)) -> rules.State:
+    """The last few tricks of the last deal, everything else random: ridge, face-up cards, coin, trumps, ropes."""
     perm = draw(st.permutations(range(52)))
     config = rules.Config(ropes=draw(st.integers(0, 2)), trumps=draw(st.booleans()), max_deals=draw(st.integers(1, 3)))
     s = rules.new_game(config, perm, np.random.default_rng(0), dealer=draw(st.integers(0, 1)))
-    n = draw(st.integers(1, 4))
+    n = draw(st.integers(*tricks))
     rest = perm[9:]
     crowd = draw(st.sampled_from(["none", "two suits", "middle ranks"]))
     if crowd == "two suits":  # more following, trumping and equivalent cards
@@ -91,6 +109,16 @@ def test_end_positions_match_brute_force(s):
         assert replay_wins(s, sol.line)
     else:
         assert sol.line is None
+
+
+# (b') longer end positions, where the transposition table and its shape key come into play.
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(end_positions(tricks=(5, 7)))
+def test_longer_end_positions_match_memo_brute_force(s):
+    sol = solve(s, node_budget=10**6)
+    assert sol.winnable is memo_brute_force(s)
+    if sol.winnable:
+        assert replay_wins(s, sol.line)
 
 
 # (a) full games from the env's seeding convention and from random points inside them: every line wins.

@@ -13,15 +13,19 @@ tries every (lead, follow) pair of one trick -- follow-suit enforced exactly as 
 resolves the trick exactly as ``rules.play`` does (``trick_winner``, steps, rope catch, uncovering, trumps, the
 win the moment the eighth card turns up, the next deal after the 13th trick, the loss after the last deal).
 
-* Move order: tricks that stop the coin on a face-down card first (a rope catch that uncovers next), then 0-step
-  tricks, then moves onto face-up cards, then rope catches that uncover nothing. Tricks that fall without a rope
-  are never tried: they lose at once.
+* Move order: tricks that stop the coin on a face-down card first, then the others (0-step tricks and moves onto
+  face-up cards), rope catches after their kind; within each kind, the nearer the coin ends to a face-down card,
+  the earlier. Tricks that fall without a rope are never tried: they lose at once.
 * Equivalent cards: two cards of one hand, same suit, same steps, with no card between them in rank still held
   by either player this deal (for the follower, the card led also counts as held), behave identically for the
   rest of the deal -- every comparison and every step count comes out the same, and the later deals do not
   depend on play -- so only one card of each such run is tried.
 * Transposition table: every node whose search finished without a win is stored as proven losing and never
-  searched again (the game graph has no cycles: every trick removes two cards or starts a later deal).
+  searched again (the game graph has no cycles: every trick removes two cards or starts a later deal). Its key
+  holds the hands only up to their shape: per suit and step band, the owners of the cards still held, in rank
+  order. Two positions of one deal with the same shape and the same coin, ridge, trumps, ropes and leader are
+  equivalent -- renaming each card to its namesake keeps every legal move, trick winner and step count -- so a
+  loss proven for one is a loss for the other.
 * Bounds that prune a node as losing, both sound: (1) each trick uncovers at most one card and a trick of two
   0-step cards moves nothing, so the face-down cards left cannot exceed the tricks still to come that can move
   the coin (this deal's: at most the tricks left and at most the moving cards still held; later deals: the
@@ -34,7 +38,7 @@ it with ``rules.play`` wins (the tests check this). ``winnable=False`` is a comp
 by the search, the prunings above being exact. ``winnable=None`` means the node budget ran out first; nothing is
 claimed then. ``nodes`` counts the trick-boundary nodes entered (including those answered by the table or the
 bounds); the budget caps that count, so the search always ends, and its cost is roughly proportional to it
-(about 10^5 nodes per second in CPython, depending on branching).
+(a few 10^5 nodes per second on one idle core in CPython, depending on branching).
 
 No RL imports; this module depends only on the rules. It is never used as a player in evaluations: it is the
 ceiling, not a baseline.
