@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+
 from cardzoo.envs.common.render import Canvas
 
 PALETTE = [(90, 90, 90), (40, 110, 200), (200, 120, 40), (60, 160, 80), (160, 60, 160), (200, 50, 50)]
@@ -79,5 +80,40 @@ def bar_chart(title: str, groups: dict[str, list[Bar]], path: str | Path) -> np.
         x, y = 10 + (i % 2) * 200, legend_y + (i // 2) * 16
         c.rect(x, y, 10, 10, colour[source])
         c.text(x + 16, y + 1, source[:26], BLACK)
+    write_png(c.pixels, path)
+    return c.pixels
+
+
+def line_chart(title: str, series: dict[str, list[tuple[float, float]]], path: str | Path,
+               x_label: str = "") -> np.ndarray:
+    """Lines of (x, y) points with y a rate in 0..1; returns the pixels and writes the PNG."""
+    left, top, plot_w, plot_h = 50, 40, 420, 220
+    names = list(series)
+    width = left + plot_w + 20
+    height = top + plot_h + 36 + 16 * ((len(names) + 1) // 2) + 10
+    c = Canvas(width, height, background=WHITE)
+    c.text(10, 10, title, BLACK)
+    xs = [x for pts in series.values() for x, _ in pts]
+    x_max = max(xs) if xs and max(xs) > 0 else 1.0
+    for pct in range(0, 101, 20):
+        y = top + plot_h - pct * plot_h // 100
+        c.rect(left, y, plot_w, 1, LIGHT)
+        c.text(8, y - 4, f"{pct:>3}", BLACK)
+    c.text(left, top + plot_h + 8, "0", BLACK)
+    label = f"{x_max:,.0f} {x_label}".strip()
+    c.text(left + plot_w - 7 * len(label), top + plot_h + 8, label, BLACK)
+    for i, name in enumerate(names):
+        colour = PALETTE[i % len(PALETTE)]
+        points = [(left + int(x / x_max * (plot_w - 1)), top + plot_h - int(round(y * plot_h)))
+                  for x, y in series[name]]
+        for (x0, y0), (x1, y1) in zip(points, points[1:], strict=False):
+            steps = max(abs(x1 - x0), abs(y1 - y0), 1)
+            for t in range(steps + 1):
+                c.rect(x0 + (x1 - x0) * t // steps, y0 + (y1 - y0) * t // steps, 2, 2, colour)
+        for x, y in points:
+            c.rect(x - 2, y - 2, 5, 5, colour)
+        lx, ly = 10 + (i % 2) * 200, top + plot_h + 28 + (i // 2) * 16
+        c.rect(lx, ly, 10, 10, colour)
+        c.text(lx + 16, ly + 1, name[:26], BLACK)
     write_png(c.pixels, path)
     return c.pixels

@@ -1,4 +1,4 @@
-"""The ``cardzoo`` command: ``cardzoo evaluate``, ``cardzoo play``, ``cardzoo replay``, ``cardzoo bench``.
+"""The ``cardzoo`` command: ``evaluate``, ``play``, ``replay``, ``train`` and ``bench``.
 
 Options of an env are given as ``-o name=value`` (values are read as JSON where they parse, e.g.
 ``-o open_hands=true -o ropes=2``; otherwise as strings, e.g. ``-o level=hard``).
@@ -86,6 +86,15 @@ def evaluate(args: argparse.Namespace) -> None:
                                 cache=Path(args.cache) if args.cache else None, only=args.only))
 
 
+def train(args: argparse.Namespace) -> None:
+    try:
+        from cardzoo.training.train import main as train_main
+    except ImportError as err:
+        raise SystemExit(f"cardzoo train needs the training extra (torch, stable-baselines3, sb3-contrib): {err}. "
+                         "Install torch==2.13.0 first (CPU wheel), then pip install -e '.[train]'") from None
+    train_main(args.rest)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="cardzoo", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -111,6 +120,11 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--cache", help="folder for finished chunks of games, so an interrupted run resumes")
     e.add_argument("--only", nargs="+", help="only these games' sections")
     e.set_defaults(func=evaluate)
+
+    t = sub.add_parser("train", help="train a policy with MaskablePPO (see `cardzoo train GAME --help`)",
+                       add_help=False)
+    t.add_argument("rest", nargs=argparse.REMAINDER)
+    t.set_defaults(func=train)
 
     b = sub.add_parser("bench", help="env steps per CPU-second beside PettingZoo's leduc (and OpenSpiel)")
     b.add_argument("--seconds", type=float, default=3.0, help="CPU seconds per env")

@@ -1,0 +1,78 @@
+"""Trained policies run with numpy alone: no torch needed to evaluate or play with them.
+
+A policy file (``.npz``) holds the actor of an sb3-contrib ``MaskablePPO`` MLP policy -- the hidden layers'
+weights and biases, the action layer, the activation -- and a JSON ``meta`` entry that records the env, how it was
+trained (command, seed, steps, wall time) and its observation size. ``cardzoo.training.export`` writes them;
+the shipped ones are in ``cardzoo/agents/policies``.
+"""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from cardzoo.envs.common.errors import OptionError
+
+ACTIVATIONS = {"tanh": np.tanh, "relu": lambda x: np.maximum(x, 0.0)}
+
+
+def shipped_policy(name: str) -> Path:
+    """The path of a policy shipped with the package, e.g. ``shipped_policy("rope_team")``."""
+    path = Path(str(resources.files("cardzoo.agents") / "policies" / f"{name}.npz"))
+    if not path.is_file():
+        known = sorted(p.stem for p in path.parent.glob("*.npz"))
+        raise OptionError(f"no shipped policy {name!r}; shipped: {', '.join(known) or 'none'}")
+    return path
+
+
+class NumpyPolicy:
+    """The actor network of a policy file."""
+
+    def __init__(self, path: str | Path):
+        with np.load(path, allow_pickle=False) as data:
+            self.meta: dict[str, Any] = json.loads(str(data["meta"]))
+            n = self.meta["layers"]
+            self.weights = [(data[f"w{i}"], data[f"b{i}"]) for i in range(n)]
+            self.action = (data["action_w"], data["action_b"])
+        self.activation = ACTIVATIONS[self.meta["activation"]]
+
+    def logits(self, observation: np.ndarray) -> np.ndarray:
+        x = observation.astype(np.float32)
+        for w, b in self.weights:
+            x = self.activation(x @ w + b)
+        w, b = self.action
+        return x @ w + b
+
+    def probabilities(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
+        """The masked action distribution (as MaskablePPO computes it: illegal logits set to -1e8)."""
+        logits = np.where(action_mask.astype(bool), self.logits(observation), np.float32(-1e8))
+        z = np.exp(logits - logits.max(axis=-1, keepdims=True))
+        return z / z.sum(axis=-1, keepdims=True)
+
+
+class LearnedAgent:
+    """Plays a trained policy: the most probable legal action, or a sample with ``sample=True``."""
+
+    name = "learned"
+
+    def __init__(self, path: str | Path, sample: bool = False, seed: int | None = None):
+        self.policy = NumpyPolicy(path)
+        self.sample = sample
+        self.rng = np.random.default_rng(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        if seed is not None:
+            self.rng = np.random.default_rng(seed)
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        if not action_mask.any():
+            raise ValueError("the action mask has no legal action: this agent is not to move")
+        if self.sample:
+            p = self.policy.probabilities(observation, action_mask)
+            return int(self.rng.choice(len(p), p=p))
+        logits = self.policy.logits(observation)
+        return int(np.argmax(np.where(action_mask.astype(bool), logits, -np.inf)))

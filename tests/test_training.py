@@ -1,0 +1,87 @@
+"""Training: the numpy export matches torch, a smoke run works end to end, the gym views are faithful."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import torch
+
+from cardzoo.agents.learned import LearnedAgent, NumpyPolicy
+from cardzoo.envs import rope_team_v0, summit_rush_v0
+from cardzoo.training.gym_envs import SharedPolicyEnv, TickEnv
+from cardzoo.training.train import TrainConfig, train
+
+
+def _model(hidden=(32, 16)):
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    vec = DummyVecEnv([lambda: SharedPolicyEnv([lambda: rope_team_v0.raw_env()], seed=1)])
+    return MaskablePPO("MlpPolicy", vec, n_steps=64, batch_size=32, seed=0, device="cpu",
+                       policy_kwargs={"net_arch": {"pi": list(hidden), "vf": list(hidden)}})
+
+
+def test_numpy_policy_matches_torch(tmp_path):
+    from cardzoo.training.export import export_policy
+
+    model = _model()
+    path = export_policy(model, tmp_path / "p.npz", {"env": "rope_team_v0"})
+    numpy_policy = NumpyPolicy(path)
+    assert numpy_policy.meta["layers"] == 2 and numpy_policy.meta["observation_size"] == 464
+    env = rope_team_v0.raw_env()
+    for seed in range(5):
+        env.reset(seed=seed)
+        obs = env.observe(env.agent_selection)
+        o = torch.as_tensor(obs["observation"][None], dtype=torch.float32)
+        with torch.no_grad():
+            dist = model.policy.get_distribution(o, action_masks=obs["action_mask"][None].astype(bool))
+        expected = dist.distribution.probs.numpy()[0]
+        got = numpy_policy.probabilities(obs["observation"], obs["action_mask"])
+        np.testing.assert_allclose(got, expected, atol=1e-5)
+        assert got[obs["action_mask"] == 0].max() < 1e-12
+
+
+def test_shared_policy_env_plays_both_seats():
+    env = SharedPolicyEnv([lambda: rope_team_v0.raw_env(level="hard")], seed=3)
+    obs, _ = env.reset()
+    seats, done, steps = set(), False, 0
+    while not done:
+        seats.add(env.env.agent_selection)
+        mask = env.action_masks()
+        obs, reward, done, _, info = env.step(int(np.flatnonzero(mask)[0]))
+        steps += 1
+    assert seats == {"player_0", "player_1"} and reward in (1.0, -1.0) and info["outcome"] in ("win", "fall",
+                                                                                                "out_of_deals")
+
+
+def test_tick_env_hides_the_other_seats_choice():
+    """Seat 1's observation within a tick is the start-of-tick one, whatever seat 0 chose."""
+    views = []
+    for first in (0, 1):
+        env = TickEnv([lambda: summit_rush_v0.parallel_env()], seed=5)
+        obs0, _ = env.reset()
+        legal = np.flatnonzero(env.action_masks())
+        obs1, reward, done, _, _ = env.step(int(legal[first % len(legal)]))
+        assert reward == 0.0 and not done
+        views.append(obs1.copy())
+    assert np.array_equal(views[0], views[1])
+
+
+def test_smoke_training_run(tmp_path):
+    cfg = TrainConfig(steps=2048, n_envs=2, n_steps=512, batch_size=256, n_epochs=1, hidden=(32, 32),
+                      imitate_games=40, imitate_epochs=1, eval_games=4, eval_every=1024, levels=("normal", "hard"),
+                      out=str(tmp_path / "run"), threads=1)
+    policy = train(cfg, command="test")
+    run = json.loads((tmp_path / "run" / "run.json").read_text())
+    assert run["steps"] >= 2048 and run["config"]["imitate"] == "simple" and run["command"] == "test"
+    curve = (tmp_path / "run" / "curve.csv").read_text().splitlines()
+    assert curve[0].startswith("steps,seconds,normal,hard,mean") and len(curve) >= 3
+    assert (tmp_path / "run" / "curve.png").read_bytes()[:4] == b"\x89PNG"
+    agent = LearnedAgent(policy)
+    env = rope_team_v0.env()
+    env.reset(seed=0)
+    for _ in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        env.step(None if term or trunc else agent.act(obs["observation"], obs["action_mask"]))
+    assert not env.agents

@@ -1,0 +1,159 @@
+"""Single-agent Gymnasium views of cardzoo games, for stable-baselines3 / sb3-contrib.
+
+``SharedPolicyEnv``: a cooperative turn-based game played by one shared policy in every seat (parameter sharing,
+self-play). Each Gymnasium step is one decision of whichever seat is to move, made from that seat's own
+observation; both seats' decisions are training data. The team reward is credited to the decision that earned it.
+
+``TickEnv``: a cooperative simultaneous (Parallel) game. A tick's decisions are asked for one seat after the other,
+each from the observation at the start of the tick, and applied together once every seat has chosen; no seat ever
+sees another's choice for the same tick.
+
+``VersusEnv``: a competitive turn-based game. The learner plays one seat (chosen at random per game), and the
+other seats are played by opponents drawn from a pool (earlier snapshots, heuristic agents).
+
+Every env exposes ``action_masks()`` for MaskablePPO.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import gymnasium as gym
+import numpy as np
+
+
+class SharedPolicyEnv(gym.Env):
+    """See the module docstring. ``make_envs`` builds raw AEC envs; each game picks one (e.g. one per level)."""
+
+    metadata = {"render_modes": []}
+
+    def __init__(self, make_envs: Sequence[Callable], weights: Sequence[float] | None = None, seed: int = 0):
+        self.games = [make() for make in make_envs]
+        self.weights = None if weights is None else np.asarray(weights, dtype=float) / np.sum(weights)
+        first = self.games[0]
+        agent = first.possible_agents[0]
+        self.observation_space = first.observation_space(agent)["observation"]
+        self.action_space = first.action_space(agent)
+        self.rng = np.random.default_rng(seed)
+        self.env = first
+        self._obs: dict | None = None
+
+    def reset(self, *, seed: int | None = None, options=None):
+        if seed is not None:
+            self.rng = np.random.default_rng(seed)
+        i = self.rng.choice(len(self.games), p=self.weights) if len(self.games) > 1 else 0
+        self.env = self.games[i]
+        self.env.reset(seed=int(self.rng.integers(2**63)))
+        self._obs = self.env.observe(self.env.agent_selection)
+        return self._obs["observation"], {}
+
+    def action_masks(self) -> np.ndarray:
+        return self._obs["action_mask"].astype(bool)
+
+    def step(self, action):
+        env = self.env
+        agent = env.agent_selection
+        env.step(int(action))
+        reward = float(env.rewards[agent])  # cooperative: every seat gets the team's reward
+        if env.terminations[agent] or env.truncations[agent]:
+            info = dict(env.infos[agent])
+            return self._obs["observation"], reward, bool(env.terminations[agent]), bool(env.truncations[agent]), info
+        self._obs = env.observe(env.agent_selection)
+        return self._obs["observation"], reward, False, False, {}
+
+
+class TickEnv(gym.Env):
+    """See the module docstring. ``make_envs`` builds ParallelEnvs."""
+
+    metadata = {"render_modes": []}
+
+    def __init__(self, make_envs: Sequence[Callable], weights: Sequence[float] | None = None, seed: int = 0):
+        self.games = [make() for make in make_envs]
+        self.weights = None if weights is None else np.asarray(weights, dtype=float) / np.sum(weights)
+        first = self.games[0]
+        agent = first.possible_agents[0]
+        self.observation_space = first.observation_space(agent)["observation"]
+        self.action_space = first.action_space(agent)
+        self.rng = np.random.default_rng(seed)
+        self.env = first
+
+    def reset(self, *, seed: int | None = None, options=None):
+        if seed is not None:
+            self.rng = np.random.default_rng(seed)
+        i = self.rng.choice(len(self.games), p=self.weights) if len(self.games) > 1 else 0
+        self.env = self.games[i]
+        self._tick_obs, _ = self.env.reset(seed=int(self.rng.integers(2**63)))
+        self._seat = 0
+        self._actions: dict = {}
+        return self._current()["observation"], {}
+
+    def _current(self) -> dict:
+        return self._tick_obs[self.env.agents[self._seat]]
+
+    def action_masks(self) -> np.ndarray:
+        return self._current()["action_mask"].astype(bool)
+
+    def step(self, action):
+        env = self.env
+        self._actions[env.agents[self._seat]] = int(action)
+        self._seat += 1
+        if self._seat < len(env.agents):
+            return self._current()["observation"], 0.0, False, False, {}
+        self._tick_obs, rewards, terms, truncs, infos = env.step(self._actions)
+        self._actions = {}
+        self._seat = 0
+        agent = next(iter(rewards))
+        reward = float(rewards[agent])
+        if not env.agents:
+            return np.zeros_like(self.observation_space.low), reward, bool(terms[agent]), bool(truncs[agent]), dict(
+                infos[agent])
+        return self._current()["observation"], reward, False, False, {}
+
+
+class VersusEnv(gym.Env):
+    """See the module docstring. ``opponents()`` returns an agent (act/reset) for the other seat each game."""
+
+    metadata = {"render_modes": []}
+
+    def __init__(self, make_env: Callable, opponents: Callable[[np.random.Generator], object], seed: int = 0):
+        self.env = make_env()
+        agent = self.env.possible_agents[0]
+        self.observation_space = self.env.observation_space(agent)["observation"]
+        self.action_space = self.env.action_space(agent)
+        self.opponents = opponents
+        self.rng = np.random.default_rng(seed)
+
+    def reset(self, *, seed: int | None = None, options=None):
+        if seed is not None:
+            self.rng = np.random.default_rng(seed)
+        env = self.env
+        game_seed = int(self.rng.integers(2**63))
+        env.reset(seed=game_seed)
+        self.me = env.possible_agents[int(self.rng.integers(len(env.possible_agents)))]
+        self.opponent = self.opponents(self.rng)
+        self.opponent.reset(seed=game_seed)
+        self._advance()
+        return self._obs["observation"], {}
+
+    def _advance(self) -> None:
+        """Let the opponents move until it is the learner's turn or the game is over."""
+        env = self.env
+        while env.agents and env.agent_selection != self.me and not env.terminations[env.agent_selection]:
+            obs = env.observe(env.agent_selection)
+            env.step(self.opponent.act(obs["observation"], obs["action_mask"]))
+        self._obs = env.observe(self.me)
+
+    def action_masks(self) -> np.ndarray:
+        return self._obs["action_mask"].astype(bool)
+
+    def step(self, action):
+        env = self.env
+        before = env._cumulative_rewards.get(self.me, 0.0)
+        env.step(int(action))
+        self._advance()
+        reward = float(env._cumulative_rewards.get(self.me, 0.0) - before) if env.agents else 0.0
+        done = bool(env.terminations.get(self.me, False))
+        if done:
+            reward = float(env.rewards[self.me]) if self.me in env.rewards else reward
+            return self._obs["observation"], reward, True, False, dict(env.infos[self.me])
+        return self._obs["observation"], reward, False, False, {}

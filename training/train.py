@@ -1,0 +1,286 @@
+"""Train a cardzoo policy with MaskablePPO (sb3-contrib) on CPU: ``cardzoo train rope_team --steps 2000000``.
+
+Read top to bottom: options, environments, (optional) imitation warm start, PPO with periodic evaluation on fixed
+deals, export of the best policy to numpy, learning curve. Everything a run makes goes to ``--out``:
+``policy.npz`` (best by evaluation), ``final.npz``, ``checkpoints/``, ``curve.csv``, ``curve.png``, ``run.json``
+(options, seed, steps, wall time, the command) and TensorBoard logs when tensorboard is installed.
+
+Cooperative games use one shared policy for every seat (parameter sharing, self-play), each seat acting on its
+own observation; see ``cardzoo.training.gym_envs``. Evaluation deals are seeds ``EVAL_BASE_SEED + i``, disjoint
+from the report's deals (``0 .. N-1``), so choosing the best checkpoint does not bias the report.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import shlex
+import shutil
+import sys
+import time
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+
+import numpy as np
+
+EVAL_BASE_SEED = 10_000_000
+
+
+@dataclass
+class TrainConfig:
+    game: str = "rope_team"  # rope_team (summit_rush and rook: see GAMES)
+    levels: tuple[str, ...] = ("easy", "normal", "hard", "expert")  # levels mixed in training; one policy for all
+    steps: int = 1_000_000  # PPO environment steps (one step = one seat's decision)
+    seed: int = 0  # seeds torch, numpy and the deals
+    hidden: tuple[int, ...] = (128, 128)  # hidden layer sizes of the actor and of the critic
+    learning_rate: float = 1e-4  # Adam step size
+    n_envs: int = 8  # environments stepped together
+    n_steps: int = 1024  # steps per environment per rollout
+    batch_size: int = 2048  # minibatch size
+    n_epochs: int = 4  # passes over each rollout
+    gamma: float = 1.0  # discount: episodes are short and only the outcome counts
+    gae_lambda: float = 0.95  # GAE lambda
+    clip_range: float = 0.1  # PPO clip; small, so fine-tuning does not undo the warm start
+    ent_coef: float = 0.003  # entropy bonus
+    shaping: float = 0.0  # reward per ridge card uncovered (documented shaping; 0 = the game's reward only)
+    imitate: str | None = "simple"  # warm start: clone this agent's play first (None: PPO from scratch)
+    imitate_games: int = 20_000  # games of the cloned agent's self-play
+    imitate_epochs: int = 8  # passes over them
+    eval_games: int = 500  # games per level at each evaluation
+    eval_every: int = 100_000  # steps between evaluations (and checkpoints)
+    out: str = "runs/rope_team"  # output folder
+    threads: int = 2  # torch CPU threads
+
+
+# ----------------------------------------------------------------------------- games
+def _rope_team_envs(cfg: TrainConfig):
+    from cardzoo.envs import rope_team_v0
+
+    from .gym_envs import SharedPolicyEnv
+
+    makers = [lambda level=level: rope_team_v0.raw_env(level=level, shaping=cfg.shaping) for level in cfg.levels]
+    return [lambda i=i: SharedPolicyEnv(makers, seed=cfg.seed * 1000 + i) for i in range(cfg.n_envs)]
+
+
+GAMES = {"rope_team": {"env": "rope_team_v0", "vec_envs": _rope_team_envs}}
+
+
+# ----------------------------------------------------------------------------- evaluation
+def evaluate(policy_path: Path, cfg: TrainConfig, games: int) -> dict[str, float]:
+    """Win rate per level of the policy in every seat, on the fixed evaluation deals."""
+    from cardzoo.agents.learned import LearnedAgent
+    from cardzoo.envs.common.record import make_env
+    from cardzoo.evaluation.runner import play_env_game
+
+    rates = {}
+    env_name = GAMES[cfg.game]["env"]
+    for level in cfg.levels:
+        env = make_env(env_name, level=level)
+        agents = [LearnedAgent(policy_path) for _ in env.possible_agents]
+        wins = sum(play_env_game(env, agents, EVAL_BASE_SEED + i)["outcome"] == "win" for i in range(games))
+        rates[level] = wins / games
+    return rates
+
+
+# ----------------------------------------------------------------------------- imitation warm start
+def imitation_data(cfg: TrainConfig) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Observations, masks, actions and final team returns from the imitated agent's self-play."""
+    from cardzoo.agents.registry import make_agent
+    from cardzoo.envs.common.record import make_env
+
+    env_name = GAMES[cfg.game]["env"]
+    obs, masks, actions, returns = [], [], [], []
+    for k, level in enumerate(cfg.levels):
+        env = make_env(env_name, level=level)
+        agents = [make_agent(cfg.imitate, env_name) for _ in env.possible_agents]
+        seat = {a: i for i, a in enumerate(env.possible_agents)}
+        for g in range(cfg.imitate_games // len(cfg.levels)):
+            env.reset(seed=cfg.seed * 7_777_777 + k * 1_000_000 + g)  # not the report's or the evaluation's deals
+            start = len(actions)
+            for agent in env.agent_iter():
+                o, _, term, trunc, info = env.last()
+                if term or trunc:
+                    env.step(None)
+                    continue
+                a = agents[seat[agent]].act(o["observation"], o["action_mask"])
+                obs.append(o["observation"])
+                masks.append(o["action_mask"])
+                actions.append(a)
+                env.step(a)
+            outcome = 1.0 if info["outcome"] == "win" else -1.0
+            returns.extend([outcome] * (len(actions) - start))
+    return np.array(obs), np.array(masks, dtype=bool), np.array(actions), np.array(returns, dtype=np.float32)
+
+
+def warm_start(model, cfg: TrainConfig, log) -> None:
+    """Behaviour cloning of the actor (cross-entropy on masked logits) and regression of the critic on returns."""
+    import torch
+
+    obs, masks, actions, returns = imitation_data(cfg)
+    log(f"imitation: {len(actions)} decisions of {cfg.imitate!r} self-play")
+    policy = model.policy
+    optimizer = torch.optim.Adam(policy.parameters(), lr=1e-3)
+    rng = np.random.default_rng(cfg.seed)
+    batch = 1024
+    for epoch in range(cfg.imitate_epochs):
+        order = rng.permutation(len(actions))
+        total, correct = 0.0, 0
+        for start in range(0, len(order), batch):
+            idx = order[start : start + batch]
+            o = torch.as_tensor(obs[idx], dtype=torch.float32)
+            m = torch.as_tensor(masks[idx])
+            a = torch.as_tensor(actions[idx])
+            values, log_prob, _ = policy.evaluate_actions(o, a, action_masks=m)
+            loss = -log_prob.mean() + 0.5 * ((values.flatten() - torch.as_tensor(returns[idx])) ** 2).mean()
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            total += float(loss.detach()) * len(idx)
+            with torch.no_grad():
+                dist = policy.get_distribution(o, action_masks=m.numpy())
+                correct += int((dist.distribution.probs.argmax(1) == a).sum())
+        log(f"imitation epoch {epoch + 1}/{cfg.imitate_epochs}: loss {total / len(order):.4f}, "
+            f"agrees with {cfg.imitate!r} on {100 * correct / len(order):.1f}% of decisions")
+
+
+# ----------------------------------------------------------------------------- main
+@dataclass
+class Curve:
+    rows: list[dict] = field(default_factory=list)
+
+    def add(self, **row) -> None:
+        self.rows.append(row)
+
+    def write(self, out: Path) -> None:
+        with open(out / "curve.csv", "w", newline="") as f:
+            writer = csv.DictWriter(f, fieldnames=list(self.rows[0]))
+            writer.writeheader()
+            writer.writerows(self.rows)
+        from cardzoo.evaluation.charts import line_chart
+
+        levels = [k for k in self.rows[0] if k not in ("steps", "seconds", "mean")]
+        series = {k: [(r["steps"], r[k]) for r in self.rows] for k in [*levels, "mean"]}
+        line_chart("WIN RATE DURING TRAINING", series, out / "curve.png", x_label="STEPS")
+
+
+def train(cfg: TrainConfig, command: str = "") -> Path:
+    import torch
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.callbacks import BaseCallback
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from .export import export_policy
+
+    out = Path(cfg.out)
+    (out / "checkpoints").mkdir(parents=True, exist_ok=True)
+    log_file = open(out / "train.log", "a")
+
+    def log(message: str) -> None:
+        line = f"[{time.strftime('%H:%M:%S')}] {message}"
+        print(line, flush=True)
+        log_file.write(line + "\n")
+        log_file.flush()
+
+    torch.set_num_threads(cfg.threads)
+    torch.manual_seed(cfg.seed)
+    start = time.time()
+    vec = DummyVecEnv(GAMES[cfg.game]["vec_envs"](cfg))
+    try:
+        import tensorboard  # noqa: F401
+
+        tb = str(out / "tensorboard")
+    except ImportError:
+        tb = None
+    model = MaskablePPO(
+        "MlpPolicy", vec, learning_rate=cfg.learning_rate, n_steps=cfg.n_steps, batch_size=cfg.batch_size,
+        n_epochs=cfg.n_epochs, gamma=cfg.gamma, gae_lambda=cfg.gae_lambda, clip_range=cfg.clip_range,
+        ent_coef=cfg.ent_coef, seed=cfg.seed, device="cpu", tensorboard_log=tb,
+        policy_kwargs={"net_arch": {"pi": list(cfg.hidden), "vf": list(cfg.hidden)}},
+    )
+    meta = {"env": GAMES[cfg.game]["env"], "config": asdict(cfg), "command": command}
+    if cfg.imitate:
+        warm_start(model, cfg, log)
+
+    curve = Curve()
+    best = {"mean": -1.0}
+
+    def checkpoint(steps: int) -> None:
+        path = export_policy(model, out / "checkpoints" / f"step_{steps}.npz",
+                             {**meta, "steps": steps, "seconds": round(time.time() - start)})
+        rates = evaluate(path, cfg, cfg.eval_games)
+        mean = float(np.mean(list(rates.values())))
+        curve.add(steps=steps, seconds=round(time.time() - start), **rates, mean=mean)
+        curve.write(out)
+        shown = ", ".join(f"{k} {100 * v:.1f}%" for k, v in rates.items())
+        log(f"step {steps}: {shown} (mean {100 * mean:.1f}%)")
+        if mean > best["mean"]:
+            best.update(mean=mean, steps=steps, rates=rates)
+            shutil.copyfile(path, out / "policy.npz")
+
+    class Progress(BaseCallback):
+        def __init__(self):
+            super().__init__()
+            self.next_eval = cfg.eval_every
+
+        def _on_step(self) -> bool:
+            if self.num_timesteps >= self.next_eval:
+                checkpoint(self.num_timesteps)
+                self.next_eval += cfg.eval_every
+            return True
+
+        def _on_rollout_end(self) -> None:
+            done = self.num_timesteps / cfg.steps
+            elapsed = time.time() - start
+            eta = elapsed / done * (1 - done) if done > 0 else 0
+            print(f"\r  {self.num_timesteps:,}/{cfg.steps:,} steps ({100 * done:.0f}%), {elapsed:.0f} s, "
+                  f"~{eta:.0f} s left", end="", file=sys.stderr, flush=True)
+
+    checkpoint(0)
+    model.learn(total_timesteps=cfg.steps, callback=Progress(), tb_log_name="ppo")
+    print(file=sys.stderr)
+    export_policy(model, out / "final.npz", {**meta, "steps": cfg.steps, "seconds": round(time.time() - start)})
+    if curve.rows[-1]["steps"] < model.num_timesteps:
+        checkpoint(model.num_timesteps)
+    seconds = time.time() - start
+    run = {**meta, "seed": cfg.seed, "steps": int(model.num_timesteps), "wall_seconds": round(seconds),
+           "best": best, "torch_threads": cfg.threads}
+    (out / "run.json").write_text(json.dumps(run, indent=1))
+    log(f"done in {seconds:.0f} s; best mean win rate {100 * best['mean']:.1f}% at step {best.get('steps')}; "
+        f"policy: {out / 'policy.npz'}")
+    log_file.close()
+    return out / "policy.npz"
+
+
+def parse_args(argv: list[str]) -> TrainConfig:
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="cardzoo train", description=__doc__.splitlines()[0])
+    parser.add_argument("game", choices=sorted(GAMES))
+    defaults = TrainConfig()
+    for f in fields(TrainConfig):
+        if f.name == "game":
+            continue
+        default = getattr(defaults, f.name)
+        flag = "--" + f.name.replace("_", "-")
+        if isinstance(default, tuple):
+            kind = int if default and isinstance(default[0], int) else str
+            parser.add_argument(flag, nargs="+", type=kind, default=default)
+        elif f.name == "imitate":
+            parser.add_argument(flag, default=default, help="agent to clone first; 'none' to start from scratch")
+        else:
+            parser.add_argument(flag, type=type(default), default=default)
+    args = vars(parser.parse_args(argv))
+    if args["imitate"] in ("none", "None", ""):
+        args["imitate"] = None
+    args = {k: tuple(v) if isinstance(v, list) else v for k, v in args.items()}
+    return TrainConfig(**args)
+
+
+def main(argv: list[str] | None = None) -> Path:
+    argv = sys.argv[1:] if argv is None else argv
+    cfg = parse_args(argv)
+    return train(cfg, command="cardzoo train " + " ".join(shlex.quote(a) for a in argv))
+
+
+if __name__ == "__main__":
+    main()
