@@ -255,6 +255,45 @@ def solve_timed(s: rules.State, ticks: int | None = None, budget: int = DEFAULT_
         ticks = s.ticks_left()
         if ticks is None:
             raise ValueError("an untimed game: give ticks, or use solve()")
+    # Every timed line is an untimed line: no untimed win, no timed win. An untimed line scheduled as early as it
+    # can go (one card per pile per tick, a card only after the tick that uncovered it) often fits the clock.
+    first = solve(s, budget)
+    if not first.winnable:
+        return first
+    scheduled = schedule(s, first.line)
+    if len(scheduled) <= ticks:
+        return Solution(True, first.nodes, ticks_line=scheduled)
+    timed = _solve_timed(s, ticks, max(budget - first.nodes, 0))
+    timed.nodes += first.nodes
+    return timed
+
+
+def schedule(s: rules.State, line: list[tuple[int, int]]) -> list[list[int]]:
+    """An untimed line as ticks: each pile's cards in the line's order, one per tick, played by the pile's owner,
+    each peak card no earlier than the tick after the last of its covers left. (Moves onto a pile ``p`` keep their
+    order, so every card meets the top the line gave it.)"""
+    n = s.config.players
+    turn, wait = _N * n, _N * n + 1
+    gone_at = {}  # position -> tick it left in
+    pile_free = [0] * n  # first tick at which pile p takes its next card
+    events: dict[int, dict[int, int]] = {}
+    for seat, action in line:
+        if action == turn:
+            pile, t = seat, pile_free[seat]
+        else:
+            pos, pile = divmod(action, n)
+            ready = max((gone_at[c] + 1 for c in rules.COVERED_BY[pos] if c in gone_at), default=0)
+            t = max(pile_free[pile], ready)
+            gone_at[pos] = t
+        pile_free[pile] = t + 1
+        events.setdefault(t, {})[pile] = action
+    # The game ends with the last peak card; stock turns the line made after it (scheduled later) are dropped.
+    won = len(gone_at) == s.present.bit_count()
+    length = max(gone_at.values(), default=-1) + 1 if won else max(pile_free, default=0)
+    return [[events.get(t, {}).get(p, wait) for p in range(n)] for t in range(length)]
+
+
+def _solve_timed(s: rules.State, ticks: int, budget: int) -> Solution:
     d = _Deal(s)
     n = d.n
     wait = d.turn + 1
@@ -286,11 +325,9 @@ def solve_timed(s: rules.State, ticks: int | None = None, budget: int = DEFAULT_
             return False
         per_pile = [sorted(options(p)) for p in range(n)]
         actions = [wait] * n
-        found = False
 
         def assign(p: int, taken: int, acted: bool) -> bool:
             """Choose pile p's event, then the next pile's; at the end apply the tick and search on."""
-            nonlocal found
             if p == n:
                 if not acted:
                     return False  # a tick of waits changes nothing but the clock
