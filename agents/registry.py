@@ -7,6 +7,7 @@ from collections.abc import Callable
 from cardzoo.envs.common.errors import OptionError
 
 from .random_agent import RandomAgent
+from .rook_heuristic import RookHeuristic
 from .rope_team_simple import RopeTeamSimple
 from .summit_rush_simple import SummitRushSimple
 
@@ -14,6 +15,7 @@ from .summit_rush_simple import SummitRushSimple
 AGENTS: dict[str, dict[str, Callable]] = {
     "random": {"*": lambda seed: RandomAgent(seed)},
     "simple": {"rope_team_v0": lambda seed: RopeTeamSimple(seed), "summit_rush_v0": SummitRushSimple},
+    "heuristic": {"rook_v0": RookHeuristic},
 }
 
 
