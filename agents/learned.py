@@ -39,9 +39,18 @@ class NumpyPolicy:
             self.weights = [(data[f"w{i}"], data[f"b{i}"]) for i in range(n)]
             self.action = (data["action_w"], data["action_b"])
         self.activation = ACTIVATIONS[self.meta["activation"]]
+        self.features = None
+        if self.meta.get("features"):
+            from .features import FEATURES
 
-    def logits(self, observation: np.ndarray) -> np.ndarray:
-        x = observation.astype(np.float32)
+            self.features = FEATURES[self.meta["features"]][0]
+
+    def inputs(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
+        """What the network reads: the observation, or the features the policy was trained on."""
+        return observation if self.features is None else self.features(observation, action_mask)
+
+    def logits(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
+        x = self.inputs(observation, action_mask).astype(np.float32)
         for w, b in self.weights:
             x = self.activation(x @ w + b)
         w, b = self.action
@@ -49,7 +58,7 @@ class NumpyPolicy:
 
     def probabilities(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
         """The masked action distribution (as MaskablePPO computes it: illegal logits set to -1e8)."""
-        logits = np.where(action_mask.astype(bool), self.logits(observation), np.float32(-1e8))
+        logits = np.where(action_mask.astype(bool), self.logits(observation, action_mask), np.float32(-1e8))
         z = np.exp(logits - logits.max(axis=-1, keepdims=True))
         return z / z.sum(axis=-1, keepdims=True)
 
@@ -74,5 +83,5 @@ class LearnedAgent:
         if self.sample:
             p = self.policy.probabilities(observation, action_mask)
             return int(self.rng.choice(len(p), p=p))
-        logits = self.policy.logits(observation)
+        logits = self.policy.logits(observation, action_mask)
         return int(np.argmax(np.where(action_mask.astype(bool), logits, -np.inf)))

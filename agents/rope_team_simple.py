@@ -69,6 +69,15 @@ class RopeTeamSimple:
 
     # ------------------------------------------------------------------ decision
     def act_bits(self, bits: int, legal: int) -> int:
+        """The best-valued legal card; ties go to the lowest rank (high cards keep their pull for later)."""
+        best, best_value = -1, -float("inf")
+        for card, value in self.card_values(bits, legal):
+            if value > best_value or (value == best_value and card % 13 < best % 13):
+                best, best_value = card, value
+        return best
+
+    def card_values(self, bits: int, legal: int) -> list[tuple[int, float]]:
+        """Each legal card with the value the strategy gives it, from the observation's bits."""
         if not legal:
             raise ValueError("no legal card in the mask: this player is not to move")
         hand = bits >> _O["hand"] & FULL_MASK
@@ -86,25 +95,24 @@ class RopeTeamSimple:
             cards.append(low.bit_length() - 1)
             x ^= low
         if led:
-            led_card = _bit_index(led)
-            return self._follow(cards, led_card, trumps, values)
+            return self._follow(cards, _bit_index(led), trumps, values)
         unseen = FULL_MASK & ~(hand | played | self._ridge_cards(bits, up))
         return self._lead(cards, unseen, trumps, values)
 
-    def _follow(self, cards: list[int], led: int, trumps: int, values) -> int:
-        best, best_value = cards[0], -float("inf")
+    @staticmethod
+    def _follow(cards: list[int], led: int, trumps: int, values) -> list[tuple[int, float]]:
         led_suit = led // 13
+        out = []
         for card in cards:
             suit = card // 13
             partner_wins = card < led if suit == led_suit else suit != trumps
-            value = values[not partner_wins][STEPS[led] + STEPS[card]]
-            if value > best_value or (value == best_value and card % 13 < best % 13):
-                best, best_value = card, value
-        return best
+            out.append((card, values[not partner_wins][STEPS[led] + STEPS[card]]))
+        return out
 
-    def _lead(self, cards: list[int], unseen: int, trumps: int, values) -> int:
-        best, best_value = cards[0], -float("inf")
+    @staticmethod
+    def _lead(cards: list[int], unseen: int, trumps: int, values) -> list[tuple[int, float]]:
         trump_mask = SUIT_MASKS[trumps] if trumps >= 0 else 0
+        out = []
         for card in cards:
             suit_unseen = unseen & SUIT_MASKS[card // 13]
             steps = STEPS[card]
@@ -126,10 +134,9 @@ class RopeTeamSimple:
                         total += n * v
                         weight += n
                         top = max(top, v)
-            value = values[True][steps] if weight == 0 else LEAD_MEAN * total / weight + (1 - LEAD_MEAN) * top
-            if value > best_value or (value == best_value and card % 13 < best % 13):
-                best, best_value = card, value
-        return best
+            out.append((card, values[True][steps] if weight == 0 else
+                        LEAD_MEAN * total / weight + (1 - LEAD_MEAN) * top))
+        return out
 
     # ------------------------------------------------------------------ helpers
     def _ridge_cards(self, bits: int, up: int) -> int:

@@ -85,3 +85,30 @@ def test_smoke_training_run(tmp_path):
         obs, _, term, trunc, _ = env.last()
         env.step(None if term or trunc else agent.act(obs["observation"], obs["action_mask"]))
     assert not env.agents
+
+
+def test_feature_policy_matches_torch_and_replays_the_heuristic(tmp_path):
+    """With the rope_team_scores features, the exported numpy policy still equals torch's."""
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from cardzoo.agents.features import rope_team_scores
+    from cardzoo.agents.rope_team_simple import RopeTeamSimple
+    from cardzoo.training.export import export_policy
+
+    vec = DummyVecEnv([lambda: SharedPolicyEnv([lambda: rope_team_v0.raw_env()], seed=1, features="rope_team_scores")])
+    model = MaskablePPO("MlpPolicy", vec, n_steps=64, batch_size=32, seed=0, device="cpu",
+                        policy_kwargs={"net_arch": {"pi": [16], "vf": [16]}})
+    path = export_policy(model, tmp_path / "f.npz", {"env": "rope_team_v0", "features": "rope_team_scores"})
+    policy = NumpyPolicy(path)
+    env = rope_team_v0.raw_env()
+    env.reset(seed=2)
+    obs = env.observe(env.agent_selection)
+    x = rope_team_scores(obs["observation"], obs["action_mask"])
+    assert x.shape == (464 + 104,) and np.array_equal(x[:464], obs["observation"])
+    choice = int(np.flatnonzero(x[464 + 52 :])[0])
+    assert choice == RopeTeamSimple().act(obs["observation"], obs["action_mask"])
+    with torch.no_grad():
+        dist = model.policy.get_distribution(torch.as_tensor(x[None]), action_masks=obs["action_mask"][None] > 0)
+    np.testing.assert_allclose(policy.probabilities(obs["observation"], obs["action_mask"]),
+                               dist.distribution.probs.numpy()[0], atol=1e-5)

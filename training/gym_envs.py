@@ -27,16 +27,28 @@ class SharedPolicyEnv(gym.Env):
 
     metadata = {"render_modes": []}
 
-    def __init__(self, make_envs: Sequence[Callable], weights: Sequence[float] | None = None, seed: int = 0):
+    def __init__(self, make_envs: Sequence[Callable], weights: Sequence[float] | None = None, seed: int = 0,
+                 features: str | None = None):
         self.games = [make() for make in make_envs]
         self.weights = None if weights is None else np.asarray(weights, dtype=float) / np.sum(weights)
         first = self.games[0]
         agent = first.possible_agents[0]
         self.observation_space = first.observation_space(agent)["observation"]
+        self.features = None
+        if features:
+            from cardzoo.agents.features import FEATURES
+
+            self.features, extra = FEATURES[features]
+            size = self.observation_space.shape[0] + extra
+            self.observation_space = gym.spaces.Box(-1.0, 1.0, (size,), np.float32)
         self.action_space = first.action_space(agent)
         self.rng = np.random.default_rng(seed)
         self.env = first
         self._obs: dict | None = None
+
+    def _view(self) -> np.ndarray:
+        obs = self._obs
+        return obs["observation"] if self.features is None else self.features(obs["observation"], obs["action_mask"])
 
     def reset(self, *, seed: int | None = None, options=None):
         if seed is not None:
@@ -45,7 +57,7 @@ class SharedPolicyEnv(gym.Env):
         self.env = self.games[i]
         self.env.reset(seed=int(self.rng.integers(2**63)))
         self._obs = self.env.observe(self.env.agent_selection)
-        return self._obs["observation"], {}
+        return self._view(), {}
 
     def action_masks(self) -> np.ndarray:
         return self._obs["action_mask"].astype(bool)
@@ -57,9 +69,9 @@ class SharedPolicyEnv(gym.Env):
         reward = float(env.rewards[agent])  # cooperative: every seat gets the team's reward
         if env.terminations[agent] or env.truncations[agent]:
             info = dict(env.infos[agent])
-            return self._obs["observation"], reward, bool(env.terminations[agent]), bool(env.truncations[agent]), info
+            return self._view(), reward, bool(env.terminations[agent]), bool(env.truncations[agent]), info
         self._obs = env.observe(env.agent_selection)
-        return self._obs["observation"], reward, False, False, {}
+        return self._view(), reward, False, False, {}
 
 
 class TickEnv(gym.Env):

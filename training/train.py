@@ -43,6 +43,7 @@ class TrainConfig:
     clip_range: float = 0.1  # PPO clip; small, so fine-tuning does not undo the warm start
     ent_coef: float = 0.003  # entropy bonus
     shaping: float = 0.0  # reward per ridge card uncovered (documented shaping; 0 = the game's reward only)
+    features: str | None = None  # extra inputs computed from the observation (cardzoo.agents.features), or none
     imitate: str | None = "simple"  # warm start: clone this agent's play first (None: PPO from scratch)
     imitate_games: int = 20_000  # games of the cloned agent's self-play
     imitate_epochs: int = 8  # passes over them
@@ -59,7 +60,8 @@ def _rope_team_envs(cfg: TrainConfig):
     from .gym_envs import SharedPolicyEnv
 
     makers = [lambda level=level: rope_team_v0.raw_env(level=level, shaping=cfg.shaping) for level in cfg.levels]
-    return [lambda i=i: SharedPolicyEnv(makers, seed=cfg.seed * 1000 + i) for i in range(cfg.n_envs)]
+    return [lambda i=i: SharedPolicyEnv(makers, seed=cfg.seed * 1000 + i, features=cfg.features)
+            for i in range(cfg.n_envs)]
 
 
 GAMES = {"rope_team": {"env": "rope_team_v0", "vec_envs": _rope_team_envs}}
@@ -109,6 +111,11 @@ def imitation_data(cfg: TrainConfig) -> tuple[np.ndarray, np.ndarray, np.ndarray
                 env.step(a)
             outcome = 1.0 if info["outcome"] == "win" else -1.0
             returns.extend([outcome] * (len(actions) - start))
+    if cfg.features:
+        from cardzoo.agents.features import FEATURES
+
+        fn = FEATURES[cfg.features][0]
+        obs = [fn(o, m) for o, m in zip(obs, masks, strict=True)]
     return np.array(obs), np.array(masks, dtype=bool), np.array(actions), np.array(returns, dtype=np.float32)
 
 
@@ -197,7 +204,7 @@ def train(cfg: TrainConfig, command: str = "") -> Path:
         ent_coef=cfg.ent_coef, seed=cfg.seed, device="cpu", tensorboard_log=tb,
         policy_kwargs={"net_arch": {"pi": list(cfg.hidden), "vf": list(cfg.hidden)}},
     )
-    meta = {"env": GAMES[cfg.game]["env"], "config": asdict(cfg), "command": command}
+    meta = {"env": GAMES[cfg.game]["env"], "config": asdict(cfg), "command": command, "features": cfg.features}
     if cfg.imitate:
         warm_start(model, cfg, log)
 
@@ -265,13 +272,14 @@ def parse_args(argv: list[str]) -> TrainConfig:
         if isinstance(default, tuple):
             kind = int if default and isinstance(default[0], int) else str
             parser.add_argument(flag, nargs="+", type=kind, default=default)
-        elif f.name == "imitate":
-            parser.add_argument(flag, default=default, help="agent to clone first; 'none' to start from scratch")
+        elif f.name in ("imitate", "features"):
+            parser.add_argument(flag, default=default, help="a name, or 'none'")
         else:
             parser.add_argument(flag, type=type(default), default=default)
     args = vars(parser.parse_args(argv))
-    if args["imitate"] in ("none", "None", ""):
-        args["imitate"] = None
+    for key in ("imitate", "features"):
+        if args[key] in ("none", "None", ""):
+            args[key] = None
     args = {k: tuple(v) if isinstance(v, list) else v for k, v in args.items()}
     return TrainConfig(**args)
 

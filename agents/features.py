@@ -1,0 +1,49 @@
+"""Input features for learned policies, computed from a player's own observation and action mask only.
+
+``rope_team_scores``: the observation, then for each of the 52 cards the simple strategy's value of playing it
+(squashed to -1..1 by ``tanh(value / 50)``; 0 for illegal cards), then a one-hot of the simple strategy's choice.
+A policy with these inputs starts from what the rules say about each card's outcome (where the coin lands, who
+wins, whether it falls) and learns when to deviate from the heuristic -- residual policy learning. Everything here
+is a function of the observation, so a policy using it still sees nothing a player could not.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from cardzoo.envs.common.layout import Layout
+
+from .rope_team_simple import RopeTeamSimple
+
+_SIMPLE = RopeTeamSimple()
+
+
+def _bits(vector: np.ndarray) -> int:
+    return int.from_bytes(np.packbits(vector.view(np.uint8), bitorder="little").tobytes(), "little")
+
+
+def rope_team_scores(observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
+    out = np.zeros(observation.shape[0] + 104, dtype=np.float32)
+    out[: observation.shape[0]] = observation
+    legal = _bits(action_mask)
+    if legal:
+        _SIMPLE.reset()
+        values = _SIMPLE.card_values(_bits(observation), legal)
+        base = observation.shape[0]
+        best, best_value = -1, -float("inf")
+        for card, value in values:
+            out[base + card] = np.tanh(value / 50.0)
+            if value > best_value or (value == best_value and card % 13 < best % 13):
+                best, best_value = card, value
+        out[base + 52 + best] = 1.0
+    return out
+
+
+FEATURES: dict[str, tuple[Callable[[np.ndarray, np.ndarray], np.ndarray], int]] = {
+    "rope_team_scores": (rope_team_scores, 104),  # function, entries added to the observation
+}
+
+SCORE_LAYOUT = Layout(("card_value", 52, "the simple strategy's value of each legal card, tanh(value / 50)"),
+                      ("simple_choice", 52, "one-hot of the simple strategy's choice"))
