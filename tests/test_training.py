@@ -112,3 +112,23 @@ def test_feature_policy_matches_torch_and_replays_the_heuristic(tmp_path):
         dist = model.policy.get_distribution(torch.as_tensor(x[None]), action_masks=obs["action_mask"][None] > 0)
     np.testing.assert_allclose(policy.probabilities(obs["observation"], obs["action_mask"]),
                                dist.distribution.probs.numpy()[0], atol=1e-5)
+
+
+def test_versus_env_rewards_are_the_learners_outcome():
+    """Single Rook rounds: the learner's rewards add up to its total minus the opponent's, from either seat."""
+    from cardzoo.agents import RandomAgent
+    from cardzoo.envs import rook_v0
+    from cardzoo.training.gym_envs import VersusEnv
+
+    env = VersusEnv(lambda: rook_v0.raw_env(rounds=1), lambda rng: RandomAgent(int(rng.integers(1 << 30))), seed=4)
+    seats = set()
+    for _ in range(6):
+        env.reset()
+        seats.add(env.me)
+        total, done = 0.0, False
+        while not done:
+            _, reward, done, _, info = env.step(int(np.flatnonzero(env.action_masks())[0]))
+            total += reward
+        me = env.env.possible_agents.index(env.me)
+        assert total == info["totals"][me] - info["totals"][1 - me] != 0
+    assert seats == {"player_0", "player_1"}

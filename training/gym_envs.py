@@ -160,12 +160,12 @@ class VersusEnv(gym.Env):
 
     def step(self, action):
         env = self.env
-        before = env._cumulative_rewards.get(self.me, 0.0)
         env.step(int(action))
         self._advance()
-        reward = float(env._cumulative_rewards.get(self.me, 0.0) - before) if env.agents else 0.0
-        done = bool(env.terminations.get(self.me, False))
-        if done:
-            reward = float(env.rewards[self.me]) if self.me in env.rewards else reward
-            return self._obs["observation"], reward, True, False, dict(env.infos[self.me])
+        # AEC bookkeeping: the learner's cumulative reward was zeroed when it acted, so it now holds exactly what
+        # it earned from its action and the opponents' replies.
+        reward = float(env._cumulative_rewards[self.me])
+        if env.terminations[self.me] or env.truncations[self.me]:
+            return (self._obs["observation"], reward, bool(env.terminations[self.me]), bool(env.truncations[self.me]),
+                    dict(env.infos[self.me]))
         return self._obs["observation"], reward, False, False, {}
