@@ -20,13 +20,15 @@ env whatever the who-touches-first order (different cards, different piles, ever
 of the tick), so ``True`` is sound. Real ticks can, rarely, do one thing this abstraction cannot: put two cards on
 one pile (a stock card of the same rank as the old top turned first, then a partner's card that fits both, if the
 order is lucky); a line needing that is missed, so ``False`` means "not within ``ticks`` ticks of at most one card
-per pile", a slight under-count of what a team with luck on the order could do.
+per pile", a slight under-count of what a team with luck on the order could do. The timed search first solves the
+deal untimed (no untimed line, no timed one) and schedules the untimed line it finds as early as it can go
+(:func:`schedule`); only if that takes too many ticks does the tick-by-tick search run.
 
 Search. Depth-first, with
 
 * a transposition table of positions proven lost: (peaks present, each pile's top rank -- only ranks matter --,
-  each stock's position); for the timed search it keeps the earliest tick at which the position was refuted (a
-  later arrival cannot do better);
+  each stock's position); for the timed search it keeps the most ticks left with which the position was refuted (an
+  arrival with no more ticks left cannot do better);
 * a sound dead-end test: every peak card still present needs, some day, a pile top one rank away; if no card of a
   neighbouring rank is left anywhere (pile tops, stocks not yet turned, other peak cards), the deal is lost; in the
   timed search also the peak cards left must fit into the ticks left (at most one per pile per tick);
