@@ -1,4 +1,11 @@
-"""cardzoo environments: ``rope_team_v0`` (more games follow). ``replay`` rebuilds a saved game."""
+"""cardzoo environments.
+
+- ``rope_team_v0``: cooperative 2-player trick-taking (AEC), ``from cardzoo.envs import rope_team_v0``.
+- ``summit_rush_v0``: cooperative real-time TriPeaks (Parallel; ``env()`` is its AEC form).
+- ``rook_v0``: competitive Rook for two (AEC).
+
+``make_env(name, **options)`` builds one by name; ``replay(record)`` rebuilds a saved game move by move.
+"""
 
 from .common.errors import CardzooError, DeckError, GameOverError, IllegalActionError, OptionError
 from .common.record import make_env, replay, save
