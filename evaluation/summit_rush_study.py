@@ -162,6 +162,12 @@ def summit_rush(settings: Settings) -> Section:
         lines += ["", "Where the document's figure lies outside the simple strategy's interval: " + "; ".join(far)
                   + ". The strategy was not tuned towards the figures; the document does not publish its own, so a "
                   "gap says the two strategies differ, not that the rules do (see `seeds/summit_rush.md`, Figures)."]
+    gaps = [(v, by[v, "ceiling"].rate - by[v, "simple"].rate) for v in doc["options"] if (v, "ceiling") in by]
+    if gaps:
+        lines += ["", "Simple strategy against the ceiling: " + "; ".join(f"{v} {100 * g:.0f} points below"
+                                                                        for v, g in gaps)
+                  + ". The oracle sees the face-down cards and the stocks' order; the strategy sees only face-up "
+                  "cards, plans one run per pile and never turns a stock card while something fits."]
     lines += [
         "",
         "Timed levels (3 s per action: Normal 60 ticks with 12 stock cards each, Hard 40 ticks with 10). The "
@@ -178,6 +184,11 @@ def summit_rush(settings: Settings) -> Section:
                          f"{_cell(by.get((level, 'ceiling'))) if agent == 'simple' else ''} | "
                          f"{causes['time']} / {causes['stuck']} of {losses} | {cleared:.1f} of 28 | {score:.1f} | "
                          f"{ticks:g} | {conflicts} |")
+    causes, losses = timed_notes["hard", "simple"][:2]
+    if losses:
+        lines += ["", f"On Hard the simple strategy loses {causes['time']} of its {losses} lost games on time: each "
+                  "seat plays only its own pile's run, one card per tick, and waits when that run is empty, so the "
+                  "team does not hurry; the document's figures are untimed and say nothing about this."]
     vs_random = {v: paired(_wins(records[v, "simple"]), _wins(records[v, "random"])) for v in variants}
     timed_cost = {lvl: paired(_wins(records[untimed, "simple"]), _wins(records[lvl, "simple"]))
                   for lvl, untimed in (("normal", "stock_12"), ("hard", "stock_10"))}
