@@ -9,6 +9,7 @@ rules; on small hand-built positions it agrees with a brute-force search over th
 
 from __future__ import annotations
 
+import copy
 import random
 
 import numpy as np
@@ -77,6 +78,51 @@ def test_agent_never_reads_hidden_cards(options):
         assert log2 == log
         checked += 1
     assert checked >= 6
+
+
+def resample_hidden(s: rules.State, rng: random.Random) -> rules.State:
+    """The same public table with every hidden card (face-down peaks, unturned stock cards, the aside) dealt anew."""
+    t = s.copy()
+    down = [p for p in range(N_PEAKS) if t.present >> p & 1 and not t.up >> p & 1]
+    slots = [("peak", p) for p in down]
+    for seat, (st, left) in enumerate(zip(t.stocks, t.stock_left, strict=True)):
+        slots += [("stock", seat, i) for i in range(len(st) - left, len(st))]
+    slots += [("aside", i) for i in range(len(t.aside))]
+    cards = [t.peaks[p] for p in down] + [c for st, left in zip(t.stocks, t.stock_left, strict=True)
+                                          for c in st[len(st) - left:]] + list(t.aside)
+    rng.shuffle(cards)
+    t.stocks = [list(st) for st in t.stocks]
+    t.aside = list(t.aside)
+    for slot, card in zip(slots, cards, strict=True):
+        if slot[0] == "peak":
+            t.peaks[slot[1]] = card
+        elif slot[0] == "stock":
+            t.stocks[slot[1]][slot[2]] = card
+        else:
+            t.aside[slot[1]] = card
+    return t
+
+
+@pytest.mark.parametrize("options", [{"time_limit": None}, {"level": "hard"}, {"players": 3}])
+def test_agent_acts_the_same_on_every_deal_consistent_with_its_observations(options):
+    """At every tick, a copy of each seat's agent (with its memory) shown the observation of a state whose hidden
+    cards were dealt anew -- identical by construction of the observer -- chooses the same action."""
+    rng = random.Random(7)
+    env = summit_rush_v0.parallel_env(**options)
+    for seed in range(4):
+        obs, _ = env.reset(seed=seed)
+        agents = [SummitRushSimple() for _ in env.possible_agents]
+        while env.agents:
+            other = resample_hidden(env.game, rng)
+            assert sorted(rules.cards_in_play(other)) == list(range(52))
+            actions = {}
+            for i, a in enumerate(env.possible_agents):
+                twin = copy.deepcopy(agents[i])
+                actions[a] = agents[i].act(obs[a]["observation"], obs[a]["action_mask"])
+                seen = env.observer.observe(other, i)
+                assert np.array_equal(seen, obs[a]["observation"])
+                assert twin.act(seen, obs[a]["action_mask"]) == actions[a]
+            obs, *_ = env.step(actions)
 
 
 @pytest.mark.parametrize("options", [{}, {"level": "hard"}, {"time_limit": None, "wrap": False, "stock": 10},
