@@ -32,6 +32,7 @@ from cardzoo.envs.rope_team.rules import RIDGE, STEPS
 _O = LAYOUT.offsets
 _N_BYTES = (LAYOUT.size + 7) // 8
 _ALL_POSITIONS = (1 << RIDGE) - 1
+_RIDGE_BITS = (1 << (LAYOUT.sizes["ridge_up"] + LAYOUT.sizes["ridge_rank"] + LAYOUT.sizes["ridge_suit"])) - 1
 
 # Cards of the same suit ranked above each card, and cards by steps: counting unseen replies by category.
 _HIGHER = tuple(SUIT_MASKS[c // 13] & ~((2 << c) - 1) for c in range(52))
@@ -140,9 +141,11 @@ class RopeTeamSimple:
 
     # ------------------------------------------------------------------ helpers
     def _ridge_cards(self, bits: int, up: int) -> int:
-        """The face-up ridge cards as a card mask (cached: it changes only when a card is turned up)."""
-        cached_up, cards = self._ridge_cache
-        if cached_up == up:
+        """The face-up ridge cards as a card mask (cached on the observation's ridge bits, which change only when a
+        card is turned up, so the cache is right across games too)."""
+        key = bits >> _O["ridge_up"] & _RIDGE_BITS
+        cached_key, cards = self._ridge_cache
+        if cached_key == key:
             return cards
         cards = 0
         for pos in range(RIDGE):
@@ -150,7 +153,7 @@ class RopeTeamSimple:
                 r = _bit_index(bits >> (_O["ridge_rank"] + 13 * pos) & 0x1FFF)
                 s = _bit_index(bits >> (_O["ridge_suit"] + 4 * pos) & 0xF)
                 cards |= 1 << (s * 13 + r)
-        self._ridge_cache = (up, cards)
+        self._ridge_cache = (key, cards)
         return cards
 
     @staticmethod

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pytest
 import torch
 
 from cardzoo.agents.learned import LearnedAgent, NumpyPolicy
@@ -132,3 +133,22 @@ def test_versus_env_rewards_are_the_learners_outcome():
         me = env.env.possible_agents.index(env.me)
         assert total == info["totals"][me] - info["totals"][1 - me] != 0
     assert seats == {"player_0", "player_1"}
+
+
+@pytest.mark.parametrize("game", ["summit_rush", "rook"])
+def test_smoke_training_other_games(game, tmp_path):
+    from cardzoo.training import train as train_module
+
+    cfg = TrainConfig(game=game, steps=2048, n_envs=2, n_steps=512, batch_size=256, n_epochs=1, hidden=(32,),
+                      imitate_games=6, imitate_epochs=1, eval_games=4, eval_every=1024, out=str(tmp_path / game),
+                      threads=1)
+    assert cfg.imitate == {"summit_rush": "simple", "rook": "heuristic"}[game]
+    policy = train(cfg, command="test")
+    run = json.loads((tmp_path / game / "run.json").read_text())
+    assert run["steps"] >= 2048 and run["env"] == f"{game}_v0" if game != "rook" else run["env"] == "rook_v0"
+    rows = (tmp_path / game / "curve.csv").read_text().splitlines()
+    assert len(rows) >= 3
+    if game == "rook":
+        assert train_module.ROOK_POOL  # snapshots joined the opponent pool
+        train_module.ROOK_POOL.clear()
+    assert LearnedAgent(policy).policy.meta["env"] == run["env"]

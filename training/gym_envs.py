@@ -127,8 +127,10 @@ class VersusEnv(gym.Env):
 
     metadata = {"render_modes": []}
 
-    def __init__(self, make_env: Callable, opponents: Callable[[np.random.Generator], object], seed: int = 0):
+    def __init__(self, make_env: Callable, opponents: Callable[[np.random.Generator], object], seed: int = 0,
+                 reward_scale: float = 1.0):
         self.env = make_env()
+        self.reward_scale = reward_scale
         agent = self.env.possible_agents[0]
         self.observation_space = self.env.observation_space(agent)["observation"]
         self.action_space = self.env.action_space(agent)
@@ -164,7 +166,7 @@ class VersusEnv(gym.Env):
         self._advance()
         # AEC bookkeeping: the learner's cumulative reward was zeroed when it acted, so it now holds exactly what
         # it earned from its action and the opponents' replies.
-        reward = float(env._cumulative_rewards[self.me])
+        reward = self.reward_scale * float(env._cumulative_rewards[self.me])
         if env.terminations[self.me] or env.truncations[self.me]:
             return (self._obs["observation"], reward, bool(env.terminations[self.me]), bool(env.truncations[self.me]),
                     dict(env.infos[self.me]))

@@ -28,8 +28,8 @@ EVAL_BASE_SEED = 10_000_000
 
 @dataclass
 class TrainConfig:
-    game: str = "rope_team"  # rope_team (summit_rush and rook: see GAMES)
-    levels: tuple[str, ...] = ("easy", "normal", "hard", "expert")  # levels mixed in training; one policy for all
+    game: str = "rope_team"  # rope_team, summit_rush or rook (see GAMES)
+    levels: tuple[str, ...] = ()  # levels mixed in training, one policy for all (empty: the game's default)
     steps: int = 1_000_000  # PPO environment steps (one step = one seat's decision)
     seed: int = 0  # seeds torch, numpy and the deals
     hidden: tuple[int, ...] = (128, 128)  # hidden layer sizes of the actor and of the critic
@@ -42,15 +42,25 @@ class TrainConfig:
     gae_lambda: float = 0.95  # GAE lambda
     clip_range: float = 0.1  # PPO clip; small, so fine-tuning does not undo the warm start
     ent_coef: float = 0.003  # entropy bonus
-    shaping: float = 0.0  # reward per ridge card uncovered (documented shaping; 0 = the game's reward only)
+    shaping: float = 0.0  # Rope Team: reward per ridge card uncovered (documented shaping; 0 = the game's reward)
     features: str | None = None  # extra inputs computed from the observation (cardzoo.agents.features), or none
-    imitate: str | None = "simple"  # warm start: clone this agent's play first (None: PPO from scratch)
+    imitate: str | None = "default"  # warm start: clone this agent first ("default": the game's; None: no clone)
     imitate_games: int = 20_000  # games of the cloned agent's self-play
     imitate_epochs: int = 8  # passes over them
     eval_games: int = 500  # games per level at each evaluation
     eval_every: int = 100_000  # steps between evaluations (and checkpoints)
     out: str = "runs/rope_team"  # output folder
     threads: int = 2  # torch CPU threads
+
+    def __post_init__(self):
+        game = GAMES[self.game]
+        if not self.levels:
+            self.levels = tuple(game["levels"])
+        if self.imitate == "default":
+            self.imitate = game["imitate"]
+        if self.game == "summit_rush" and len(self.levels) != 1:
+            raise ValueError("summit_rush observations differ in length between levels (stock and clock sizes): "
+                             "train one policy per level, e.g. --levels hard")
 
 
 # ----------------------------------------------------------------------------- games
@@ -64,43 +74,109 @@ def _rope_team_envs(cfg: TrainConfig):
             for i in range(cfg.n_envs)]
 
 
-GAMES = {"rope_team": {"env": "rope_team_v0", "vec_envs": _rope_team_envs}}
+def _summit_rush_envs(cfg: TrainConfig):
+    from cardzoo.envs import summit_rush_v0
+
+    from .gym_envs import TickEnv
+
+    makers = [lambda level=level: summit_rush_v0.parallel_env(level=level) for level in cfg.levels]
+    return [lambda i=i: TickEnv(makers, seed=cfg.seed * 1000 + i) for i in range(cfg.n_envs)]
+
+
+# Rook: the learner meets the heuristic, random play and its own earlier snapshots (added at each checkpoint).
+ROOK_POOL: list[Path] = []
+ROOK_REWARD_SCALE = 0.01  # single rounds pay the point difference (up to a few hundred): scaled to about -3..3
+
+
+def _rook_opponent(rng: np.random.Generator):
+    from cardzoo.agents import RandomAgent
+    from cardzoo.agents.learned import LearnedAgent
+    from cardzoo.agents.rook_heuristic import RookHeuristic
+
+    u = rng.random()
+    if u < 0.4 and ROOK_POOL:
+        return LearnedAgent(ROOK_POOL[int(rng.integers(len(ROOK_POOL)))])
+    if u < 0.9:
+        return RookHeuristic()
+    return RandomAgent(int(rng.integers(2**31)))
+
+
+def _rook_envs(cfg: TrainConfig):
+    from cardzoo.envs import rook_v0
+
+    from .gym_envs import VersusEnv
+
+    return [lambda i=i: VersusEnv(lambda: rook_v0.raw_env(rounds=1), _rook_opponent, seed=cfg.seed * 1000 + i,
+                                  reward_scale=ROOK_REWARD_SCALE) for i in range(cfg.n_envs)]
+
+
+GAMES = {
+    "rope_team": {"env": "rope_team_v0", "vec_envs": _rope_team_envs, "levels": ("easy", "normal", "hard", "expert"),
+                  "imitate": "simple", "reward_scale": 1.0},
+    "summit_rush": {"env": "summit_rush_v0", "vec_envs": _summit_rush_envs, "levels": ("normal",),
+                    "imitate": "simple", "reward_scale": 1.0},
+    "rook": {"env": "rook_v0", "vec_envs": _rook_envs, "levels": ("single_round",), "imitate": "heuristic",
+             "reward_scale": ROOK_REWARD_SCALE},
+}
+
+
+def _env_options(cfg: TrainConfig, level: str) -> dict:
+    return {"rounds": 1} if cfg.game == "rook" else {"level": level}
 
 
 # ----------------------------------------------------------------------------- evaluation
 def evaluate(policy_path: Path, cfg: TrainConfig, games: int) -> dict[str, float]:
-    """Win rate per level of the policy in every seat, on the fixed evaluation deals."""
+    """Cooperative games: win rate per level with the policy in every seat. Rook: share of single rounds won
+    against the heuristic, seats alternating. Always on the fixed evaluation deals."""
     from cardzoo.agents.learned import LearnedAgent
+    from cardzoo.agents.registry import make_agent
     from cardzoo.envs.common.record import make_env
     from cardzoo.evaluation.runner import play_env_game
 
     rates = {}
     env_name = GAMES[cfg.game]["env"]
     for level in cfg.levels:
-        env = make_env(env_name, level=level)
-        agents = [LearnedAgent(policy_path) for _ in env.possible_agents]
-        wins = sum(play_env_game(env, agents, EVAL_BASE_SEED + i)["outcome"] == "win" for i in range(games))
-        rates[level] = wins / games
+        env = make_env(env_name, **_env_options(cfg, level))
+        learned = LearnedAgent(policy_path)
+        if cfg.game == "rook":
+            opponent = make_agent("heuristic", env_name)
+            won = 0
+            for i in range(games):
+                seat = i % 2
+                agents = [learned, opponent] if seat == 0 else [opponent, learned]
+                returns = play_env_game(env, agents, EVAL_BASE_SEED + i)["returns"]
+                won += returns[seat] > returns[1 - seat]
+            rates["vs_heuristic"] = won / games
+        else:
+            agents = [learned for _ in env.possible_agents]
+            wins = sum(play_env_game(env, agents, EVAL_BASE_SEED + i)["outcome"] == "win" for i in range(games))
+            rates[level] = wins / games
     return rates
 
 
 # ----------------------------------------------------------------------------- imitation warm start
 def imitation_data(cfg: TrainConfig) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Observations, masks, actions and final team returns from the imitated agent's self-play."""
+    """Observations, masks, actions and each decision's final return from the imitated agent's self-play."""
     from cardzoo.agents.registry import make_agent
     from cardzoo.envs.common.record import make_env
 
     env_name = GAMES[cfg.game]["env"]
+    scale = GAMES[cfg.game]["reward_scale"]
     obs, masks, actions, returns = [], [], [], []
     for k, level in enumerate(cfg.levels):
-        env = make_env(env_name, level=level)
+        env = make_env(env_name, **_env_options(cfg, level))
         agents = [make_agent(cfg.imitate, env_name) for _ in env.possible_agents]
         seat = {a: i for i, a in enumerate(env.possible_agents)}
         for g in range(cfg.imitate_games // len(cfg.levels)):
-            env.reset(seed=cfg.seed * 7_777_777 + k * 1_000_000 + g)  # not the report's or the evaluation's deals
-            start = len(actions)
+            game_seed = cfg.seed * 7_777_777 + k * 1_000_000 + g  # not the report's or the evaluation's deals
+            for i, agent in enumerate(agents):
+                agent.reset(seed=game_seed * 10 + i)
+            env.reset(seed=game_seed)
+            totals = [0.0] * len(agents)
+            seats = []
             for agent in env.agent_iter():
-                o, _, term, trunc, info = env.last()
+                o, reward, term, trunc, _ = env.last()
+                totals[seat[agent]] += reward
                 if term or trunc:
                     env.step(None)
                     continue
@@ -108,9 +184,9 @@ def imitation_data(cfg: TrainConfig) -> tuple[np.ndarray, np.ndarray, np.ndarray
                 obs.append(o["observation"])
                 masks.append(o["action_mask"])
                 actions.append(a)
+                seats.append(seat[agent])
                 env.step(a)
-            outcome = 1.0 if info["outcome"] == "win" else -1.0
-            returns.extend([outcome] * (len(actions) - start))
+            returns.extend(scale * totals[s] for s in seats)
     if cfg.features:
         from cardzoo.agents.features import FEATURES
 
@@ -166,6 +242,10 @@ class Curve:
         from cardzoo.evaluation.charts import line_chart
 
         levels = [k for k in self.rows[0] if k not in ("steps", "seconds", "mean")]
+        if len(levels) == 1:
+            series = {levels[0]: [(r["steps"], r[levels[0]]) for r in self.rows]}
+            line_chart("WIN RATE DURING TRAINING", series, out / "curve.png", x_label="STEPS")
+            return
         series = {k: [(r["steps"], r[k]) for r in self.rows] for k in [*levels, "mean"]}
         line_chart("WIN RATE DURING TRAINING", series, out / "curve.png", x_label="STEPS")
 
@@ -215,6 +295,8 @@ def train(cfg: TrainConfig, command: str = "") -> Path:
         path = export_policy(model, out / "checkpoints" / f"step_{steps}.npz",
                              {**meta, "steps": steps, "seconds": round(time.time() - start)})
         rates = evaluate(path, cfg, cfg.eval_games)
+        if cfg.game == "rook":
+            ROOK_POOL.append(path)
         mean = float(np.mean(list(rates.values())))
         curve.add(steps=steps, seconds=round(time.time() - start), **rates, mean=mean)
         curve.write(out)
