@@ -11,6 +11,9 @@ can win more deals than the ceiling: it is what a team would reach if both playe
 
     python -m cardzoo.evaluation.ceilings_rope_team --games 1000 --level hard --budget 200000 \\
         --out evaluation/results/rope_team_ceiling_hard.json
+    # then the undecided games again with a larger budget (the first pass's figures are kept under first_pass)
+    python -m cardzoo.evaluation.ceilings_rope_team --retry evaluation/results/rope_team_ceiling_hard.json \\
+        --budget 5000000 --out evaluation/results/rope_team_ceiling_hard.json
 """
 
 from __future__ import annotations
@@ -46,6 +49,16 @@ def _solve_one(args: tuple[int, str, int]) -> tuple[int, bool | None, int, float
     start = time.perf_counter()
     sol = solve(deal(seed, level), budget)
     return seed, sol.winnable, sol.nodes, time.perf_counter() - start
+
+
+def node_stats(nodes: list[int]) -> dict:
+    return {
+        "mean": statistics.fmean(nodes),
+        "median": statistics.median(nodes),
+        "p99": sorted(nodes)[int(0.99 * (len(nodes) - 1))],
+        "max": max(nodes),
+        "total": sum(nodes),
+    }
 
 
 def run(games: int, level: str, budget: int, workers: int = 2, start: int = 0, progress: bool = True) -> dict:
@@ -84,13 +97,7 @@ def run(games: int, level: str, budget: int, workers: int = 2, start: int = 0, p
         "share_winnable_or_undecided": (won + undecided) / games,
         "share_winnable_wilson95": [low.low, low.high],
         "share_winnable_or_undecided_wilson95": [high.low, high.high],
-        "nodes": {
-            "mean": statistics.fmean(nodes),
-            "median": statistics.median(nodes),
-            "p99": sorted(nodes)[int(0.99 * (games - 1))],
-            "max": max(nodes),
-            "total": sum(nodes),
-        },
+        "nodes": node_stats(nodes),
         "cpu_seconds_solving": round(sum(seconds), 1),
         "wall_seconds": round(wall, 1),
         "workers": workers,
@@ -101,6 +108,52 @@ def run(games: int, level: str, budget: int, workers: int = 2, start: int = 0, p
             "nodes": nodes,
         },
     }
+
+
+def retry(result: dict, budget: int, workers: int = 2) -> dict:
+    """Solve the undecided games of ``result`` again with a larger ``budget``; update the verdicts and counts.
+
+    The first pass's figures stay under ``first_pass``; a retried game's node count becomes the second search's.
+    """
+    if budget <= result["budget_nodes"]:
+        raise SystemExit(f"the retry budget must exceed the first pass's {result['budget_nodes']} nodes")
+    level, start, games = result["level"], result["seeds"][0], result["games"]
+    seeds = list(result["undecided_seeds"])
+    verdict = list(result["per_game"]["verdict"])
+    nodes = result["per_game"]["nodes"]
+    t0 = time.perf_counter()
+    seconds = 0.0
+    with mp.get_context("fork" if sys.platform != "win32" else "spawn").Pool(workers) as pool:
+        for seed, won, n, dt in pool.imap_unordered(_solve_one, [(s, level, budget) for s in seeds]):
+            verdict[seed - start], nodes[seed - start] = VERDICT_CHARS[won], n
+            seconds += dt
+    result["first_pass"] = {
+        k: result[k]
+        for k in ("budget_nodes", "winnable", "lost", "undecided", "share_winnable", "share_winnable_or_undecided",
+                  "nodes", "cpu_seconds_solving", "wall_seconds", "lost_seeds", "undecided_seeds")
+    }  # fmt: skip
+    won = verdict.count("W")
+    lost = verdict.count("L")
+    undecided = games - won - lost
+    low, high = wilson(won, games), wilson(won + undecided, games)
+    result.update(
+        retry_budget_nodes=budget,
+        retried_seeds=seeds,
+        retry_wall_seconds=round(time.perf_counter() - t0, 1),
+        retry_cpu_seconds=round(seconds, 1),
+        winnable=won,
+        lost=lost,
+        undecided=undecided,
+        share_winnable=won / games,
+        share_winnable_or_undecided=(won + undecided) / games,
+        share_winnable_wilson95=[low.low, low.high],
+        share_winnable_or_undecided_wilson95=[high.low, high.high],
+        nodes=node_stats(nodes),
+        lost_seeds=[start + i for i, v in enumerate(verdict) if v == "L"],
+        undecided_seeds=[start + i for i, v in enumerate(verdict) if v == "?"],
+    )
+    result["per_game"] = {"verdict": "".join(verdict), "nodes": nodes}
+    return result
 
 
 def to_json(result: dict) -> str:
@@ -119,11 +172,19 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--start", type=int, default=0, help="first seed")
     parser.add_argument("--out", type=Path, default=None, help="write the JSON here")
+    parser.add_argument(
+        "--retry", type=Path, default=None, metavar="JSON",
+        help="instead of a new run, solve the undecided games of this earlier result again with --budget",
+    )  # fmt: skip
     args = parser.parse_args(argv)
-    result = run(args.games, args.level, args.budget, args.workers, args.start)
-    result["command"] = "python -m cardzoo.evaluation.ceilings_rope_team " + shlex.join(
-        sys.argv[1:] if argv is None else argv
-    )
+    command = "python -m cardzoo.evaluation.ceilings_rope_team " + shlex.join(sys.argv[1:] if argv is None else argv)
+    if args.retry is not None:
+        result = retry(json.loads(args.retry.read_text()), args.budget, args.workers)
+        result["retry_command"] = command
+        args.level, args.games = result["level"], result["games"]
+    else:
+        result = run(args.games, args.level, args.budget, args.workers, args.start)
+        result["command"] = command
     result["meta"] = {"python": platform.python_version(), "machine": platform.machine(),
                       "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}  # fmt: skip
     print(
@@ -131,7 +192,7 @@ def main(argv: list[str] | None = None) -> dict:
         f"(95% {100 * result['share_winnable_wilson95'][0]:.2f}-{100 * result['share_winnable_wilson95'][1]:.2f}), "
         f"proven lost {result['lost']}, undecided {result['undecided']} "
         f"(ceiling at most {100 * result['share_winnable_or_undecided']:.2f}%), budget {args.budget} nodes, "
-        f"{result['wall_seconds']} s wall on {args.workers} workers"
+        f"{result.get('retry_wall_seconds', result['wall_seconds'])} s wall on {args.workers} workers"
     )
     if args.out is not None:
         args.out.parent.mkdir(parents=True, exist_ok=True)
