@@ -245,7 +245,8 @@ def _act(s: rules.State) -> int:
     (("XR", "4S", "6C", "7D"), "AH", "XR"),  # void in hearts: trump the Ace with the Rook, taking 30 points
     (("4H", "TH", "5H", "6C"), "AH", "4H"),  # cannot beat the Ace: follow low, without points
     (("4H", "KH", "TH", "6C"), "9H", "TH"),  # can win: win with the Ten, which takes its own 10 points
-    (("4S", "JS", "6C", "7D"), "4H", "6C"),  # void, nothing in the trick: throw a low side card, keep the trumps
+    (("4S", "JS", "6C", "7D"), "4H", "4S"),  # void: a cheap trump still wins the trick (the draw, most tricks)
+    (("6C", "7D", "KD", "9C"), "4H", "6C"),  # void, no trump: throw the lowest card without points
 ])
 def test_following(hand, led, expected):
     s = _position(hand, ("AC", "KC", "QC", "JC"), trumps=3, led=led)
