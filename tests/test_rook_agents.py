@@ -267,3 +267,16 @@ def test_draw_choice():
         s = _position(("KS", "4D"), ("4H", "5H"), trumps=3, face_up=face_up)
         s.phase, s.to_move = rules.DRAW, 0
         assert _act(s) == expected, face_up
+
+
+# ---------------------------------------------------------------------------- report section
+def test_rook_report_section(tmp_path):
+    from cardzoo.evaluation.report import Settings
+    from cardzoo.evaluation.rook_study import rook
+
+    result = rook(Settings(games=20, workers=1, out=tmp_path, progress=False))
+    rows = {(r.setting, r.source): r for r in result.rows}
+    vs_random = rows["single round", "heuristic vs random"]
+    assert vs_random.games == 40 and vs_random.rate > 0.8 and vs_random.low <= vs_random.rate <= vs_random.high
+    assert rows["whole game", "heuristic vs random"].games == 4  # 20 // 10 deals, each in both seatings
+    assert "no figures" in result.markdown and (tmp_path / "rook.png").read_bytes()[:4] == b"\x89PNG"
