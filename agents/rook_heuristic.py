@@ -32,17 +32,18 @@ of a short side suit as cheaper to drop (emptying a side suit lets the bid winne
 
 **Play.** Every legal card gets a score, the best one is played:
 
-- *second to the trick*: the outcome is certain, so a card that wins scores ``+(points in the trick + TRICK)``
-  and one that loses ``-(points in the trick + TRICK)``, minus the card's keep value. ``TRICK`` values the trick
-  itself (most tricks, the draw choice, the lead). So it wins tricks with points cheaply (a point card that wins
-  takes its own points: trumping with the Rook or the trump 5 is a favourite), wins in suit with the cheapest card
-  that does it, follows low and without points when it cannot win, and throws its cheapest card when it cannot or
-  will not win. With ``TRICK`` at 6 (better than 3 in self-play) it trumps even an empty trick with a low trump
-  when void in the suit led;
+- *second to the trick*: the outcome is certain, so a card that wins scores ``+(points in the trick + trick
+  value)`` and one that loses ``-(points in the trick + trick value)``, minus the card's keep value. The *trick
+  value* is what winning the trick is worth besides its points: 4 for its share of the 20 for most tricks (until
+  a player has 11 of the 21 tricks), 2 for the draw choice (while a face-up card waits) and 2 for the lead. So it
+  wins tricks with points cheaply (a point card that wins takes its own points: trumping with the Rook or the
+  trump 5 is a favourite), wins in suit with the cheapest card that does it, follows low and without points when
+  it cannot win, and throws its cheapest card when it cannot or will not win. It trumps even an empty trick with a
+  low trump when void in the suit led (valuing tricks this highly did better in self-play than half as much);
 - *leading*: the agent estimates the chance ``p`` that the opponent cannot beat the card from the unseen cards and
   the opponent's hand size (hypergeometric: she holds none of the higher cards of the suit, and is not void in the
-  suit with a trump to spare; cards she is known to hold count for sure), and scores ``p (points + TRICK) -
-  (1 - p) (points + REPLY_POINTS + TRICK)`` minus the keep value. So it cashes sure winners with points, leads
+  suit with a trump to spare; cards she is known to hold count for sure), and scores ``p (points + trick value)
+  - (1 - p) (points + REPLY_POINTS + trick value)`` minus the keep value. So it cashes sure winners with points, leads
   its master trump (more readily when it holds more trumps than are unseen, since trumps are then cheaper to
   keep), never leads the Rook into trumps it cannot see, and otherwise leads its cheapest card, a low one
   without points.
@@ -72,6 +73,7 @@ from cardzoo.envs.rook.rules import (
     ROOK_BIT,
     TAKE_HIDDEN,
     TAKE_UP,
+    TRICKS,
     TRUMP0,
     second_wins,
 )  # fmt: skip
@@ -89,8 +91,10 @@ BID, TRUMP, DISCARD, PLAY, DRAW = range(5)
 BID_WEIGHTS = (49.0, 4.9, 4.1, 0.9, 6.0, 0.2)
 BID_MARGIN = 10  # points below the estimate where the agent stops bidding
 
-# Play values, in points. Set by hand, then TRICK and SIDE_RANK raised after short self-play comparisons.
-TRICK = 6.0  # value of winning a trick besides its points (most tricks, the draw choice, the lead)
+# Play values, in points. Set by hand, then the trick values and SIDE_RANK raised after self-play comparisons.
+# Value of winning a trick besides its points: its share of the 20 for most tricks (until a player has 11 tricks),
+# the draw choice (while a face-up card waits) and the lead.
+TRICK_MOST, TRICK_DRAW, TRICK_LEAD = 4.0, 2.0, 2.0
 REPLY_POINTS = 3.0  # points the opponent is expected to add to a trick she wins over the agent's lead
 TRUMP_KEEP = 5.0  # keep value of any trump
 TRUMP_RANK = 0.4  # per rank step of a trump
@@ -233,7 +237,7 @@ class RookHeuristic:
         trumps = view.trumps
         best, best_score = -1, -float("inf")
         for c in _bits_of(legal):
-            stake = POINTS[led] + POINTS[c] + TRICK
+            stake = POINTS[led] + POINTS[c] + view.trick
             score = (stake if second_wins(led, c, trumps) else -stake) - view.keep(c)
             if score > best_score:
                 best, best_score = c, score
@@ -243,7 +247,8 @@ class RookHeuristic:
         best, best_score = -1, -float("inf")
         for c in _bits_of(legal):
             p = view.lead_wins(c)
-            score = p * (POINTS[c] + TRICK) - (1.0 - p) * (POINTS[c] + REPLY_POINTS + TRICK) - view.keep(c)
+            t = view.trick
+            score = p * (POINTS[c] + t) - (1.0 - p) * (POINTS[c] + REPLY_POINTS + t) - view.keep(c)
             if score > best_score:
                 best, best_score = c, score
         return best
@@ -253,7 +258,7 @@ class _View:
     """What one decision needs from the observation: the cards by where they are, and card values."""
 
     __slots__ = ("hand", "trumps", "trump_mask", "led", "face_up", "opp_known", "unseen", "opp_hand_size",
-                 "my_trumps", "unseen_trumps", "master_trump", "short_of_trumps")
+                 "my_trumps", "unseen_trumps", "master_trump", "short_of_trumps", "trick")
 
     def __init__(self, bits: int, hand: int):
         self.hand = hand
@@ -276,6 +281,8 @@ class _View:
         self.master_trump = (hand & self.trump_mask & ~ROOK_BIT & ~((1 << (top.bit_length())) - 1)) if top else (
             hand & self.trump_mask)
         self.short_of_trumps = self.unseen_trumps >= self.my_trumps
+        most = max(_index(bits, _O["tricks_self"], TRICKS + 1), _index(bits, _O["tricks_opp"], TRICKS + 1))
+        self.trick = TRICK_LEAD + (TRICK_MOST if 2 * most < TRICKS else 0.0) + (TRICK_DRAW if up else 0.0)
 
     def is_trump(self, c: int) -> bool:
         return bool(self.trump_mask >> c & 1)
