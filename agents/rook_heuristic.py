@@ -88,7 +88,7 @@ BID, TRUMP, DISCARD, PLAY, DRAW = range(5)
 
 # Bid estimate: points as bid winner ~ w0 + w1 trumps + w2 high trumps + w3 Rook + w4 off-suit Aces + w5 card
 # points in hand, for the best trump suit of the eleven dealt cards: ``fit_bid_weights(10_000)``, rounded.
-BID_WEIGHTS = (49.0, 4.9, 4.1, 0.9, 6.0, 0.2)
+BID_WEIGHTS = (47.5, 5.2, 5.2, 0.1, 6.3, 0.18)
 BID_MARGIN = 10  # points below the estimate where the agent stops bidding
 
 # Play values, in points. Set by hand, then the trick values and SIDE_RANK raised after self-play comparisons.
