@@ -116,6 +116,8 @@ def rook(settings: Settings) -> Section:
     dealer_round_wins = sum(1 for _, s in hh_game_rounds if s["score"][s["dealer"]] > s["score"][1 - s["dealer"]])
     dealer_round_ties = sum(1 for _, s in hh_game_rounds if s["score"][0] == s["score"][1])
     dealer_rate = wilson(dealer_round_wins, len(hh_game_rounds))
+    non_dealer_rate = wilson(len(hh_game_rounds) - dealer_round_wins - dealer_round_ties, len(hh_game_rounds))
+    dealer_single = wilson(sum(_won(1, r) for _, r in rounds_hh), len(rounds_hh))
     out.rows += [
         Row(GAME, "whole game", "heuristic vs itself: player_0", seat_game.rate, seat_game.low, seat_game.high,
             len(games_hh), "player_0 opens the bidding of round 1"),
@@ -198,9 +200,11 @@ def rook(settings: Settings) -> Section:
         "",
         f"**Seat and dealer advantage** (heuristic vs itself). `player_0` opens the bidding of the first round "
         f"(`player_1` deals) and wins {pct(seat_game)} of whole games; in single rounds the non-dealer "
-        f"(`player_0`) wins {pct(seat_round)}, and wins the bidding in {non_dealer_bids} of {len(hh_rounds)} "
-        f"rounds. Over all rounds of the whole games, the dealer wins {pct(dealer_rate)} of rounds "
-        f"({dealer_round_ties} of {len(hh_game_rounds)} tied). A round is won by the larger change of total.",
+        f"(`player_0`) wins {pct(seat_round)}, the dealer {pct(dealer_single)} ({hh_ties} ties), and the "
+        f"non-dealer wins the bidding in {non_dealer_bids} of {len(hh_rounds)} rounds. Over all "
+        f"{len(hh_game_rounds)} rounds of the whole games the dealer wins {pct(dealer_rate)} and the non-dealer "
+        f"{pct(non_dealer_rate)} ({dealer_round_ties} ties). A round is won by the larger change of total; the two "
+        "samples are different deals, so their dealer figures differ by sampling noise as well.",
     ]
     lines += [
         "",
