@@ -99,6 +99,7 @@ def rook(settings: Settings) -> Section:
     round_rate = wilson(sum(_won(seat, r) for seat, r in rounds_hr), len(rounds_hr))
     round_ties = sum(_tie(r) for _, r in rounds_hr)
     fell = Counter(r["outcome"] for _, r in games_hr)
+    random_fell = sum(1 for seat, r in games_hr if r["outcome"] == "bidder_fell" and _won(seat, r))
     game_rounds = _mean([r["rounds"] for _, r in games_hr])
     out.rows += [
         Row(GAME, "whole game", "heuristic vs random", game_rate.rate, game_rate.low, game_rate.high,
@@ -180,7 +181,8 @@ def rook(settings: Settings) -> Section:
         f"{len(rounds_hh)} ({hh_ties} ties) |",
         "",
         "How the whole games against random ended: " + ", ".join(f"{k} {v}" for k, v in sorted(fell.items()))
-        + " (`bidder_fell`: a set bid winner fell to -500, nearly always random's overbidding).",
+        + f" (`bidder_fell`: a set bid winner fell to -500; random play, which overbids, in {random_fell} of "
+        f"{fell['bidder_fell']}).",
         "",
         "**Bids** (single rounds). Contracts by amount: " + " / ".join(BUCKETS) + ".",
         "",
