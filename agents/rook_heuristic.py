@@ -61,7 +61,6 @@ from cardzoo.envs.common.cards import SUIT_MASKS
 from cardzoo.envs.rook.observer import LAYOUT
 from cardzoo.envs.rook.rules import (
     BID0,
-    BID_AMOUNTS,
     BID_STEP,
     DECK_MASK,
     MIN_BID,
@@ -80,8 +79,6 @@ from cardzoo.envs.rook.rules import (
 
 _O = LAYOUT.offsets
 _CARDS = (1 << N_CARDS) - 1
-_BID_BITS = (1 << len(BID_AMOUNTS)) - 1
-_N_BYTES = (LAYOUT.size + 7) // 8
 
 # Phases as the observation's one-hot "phase" piece gives them.
 BID, TRUMP, DISCARD, PLAY, DRAW = range(5)
@@ -103,7 +100,7 @@ SHORT_OF_TRUMPS = 3.0  # extra keep value of a trump when the unseen trumps are 
 SIDE_RANK = 1.0  # per rank step above the 9 of a side-suit card
 SIDE_MASTER = 1.5  # a side-suit card no unseen card beats
 
-# Rank index of each card (2..12 for 4..A; the Rook's is set per trumps), and the cards above it in its own suit.
+# Rank index of each card (2..12 for 4..A; the Rook is handled apart), and the cards above it in its own suit.
 _RANK = tuple(c % 13 for c in range(N_CARDS))
 _ABOVE = tuple(SUIT_MASKS[c // 13] & ~((2 << c) - 1) & DECK_MASK if c < 52 else 0 for c in range(N_CARDS))
 _HIGH_CARDS = tuple(sum(1 << (s * 13 + r) for r in (9, 10, 11, 12)) for s in range(4))  # J Q K A
@@ -207,7 +204,7 @@ class RookHeuristic:
             if view.led >= 0:
                 return self._follow(view, legal)
             return self._lead(view, legal)
-        return _bits_of(legal).__next__()  # not reached: every phase is handled
+        return next(_bits_of(legal))  # not reached: every phase is handled
 
     def _bid(self, bits: int, hand: int, legal: int) -> int:
         limit = bid_limit(hand)
@@ -308,9 +305,7 @@ class _View:
         """The chance that the opponent cannot beat ``c`` led now."""
         trumps = self.trump_mask
         if trumps >> c & 1:
-            above = 0 if c == ROOK else _ABOVE[c]
-            if c == ROOK:
-                above = trumps & ~ROOK_BIT
+            above = trumps & ~ROOK_BIT if c == ROOK else _ABOVE[c]  # the Rook is the lowest trump
             suit_cards = trumps
         else:
             above = _ABOVE[c]
