@@ -92,7 +92,7 @@ def _steps(mask: int) -> int:
 
 
 _BANDS = ((0, 6), (6, 10), (10, 13))  # the ranks of 0, 1 and 2 steps
-_SUIT_SHAPES: dict[int, int] = {}
+_SUIT_SHAPES: dict[int, int] = {}  # a cache shared by all searches; at most 3**13 entries
 
 
 def _suit_shape(pair: int) -> int:
