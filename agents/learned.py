@@ -40,10 +40,12 @@ class NumpyPolicy:
             self.action = (data["action_w"], data["action_b"])
         self.activation = ACTIVATIONS[self.meta["activation"]]
         self.features = None
+        self.observation_size = self.meta["observation_size"]  # of the env's observation vector
         if self.meta.get("features"):
             from .features import FEATURES
 
-            self.features = FEATURES[self.meta["features"]][0]
+            self.features, extra = FEATURES[self.meta["features"]]
+            self.observation_size -= extra
 
     def inputs(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
         """What the network reads: the observation, or the features the policy was trained on."""
@@ -64,12 +66,21 @@ class NumpyPolicy:
 
 
 class LearnedAgent:
-    """Plays a trained policy: the most probable legal action, or a sample with ``sample=True``."""
+    """Plays a trained policy: the most probable legal action, or a sample with ``sample=True``.
+
+    Given several policy files, it plays the one whose observation size matches the game it is in (Summit Rush's
+    levels have observations of different lengths, so each level has its own policy).
+    """
 
     name = "learned"
 
-    def __init__(self, path: str | Path, sample: bool = False, seed: int | None = None):
-        self.policy = NumpyPolicy(path)
+    def __init__(self, path: str | Path | list[str | Path], sample: bool = False, seed: int | None = None):
+        paths = path if isinstance(path, list) else [path]
+        self.policies = {}
+        for p in paths:
+            policy = NumpyPolicy(p)
+            self.policies[policy.observation_size] = policy
+        self.policy = next(iter(self.policies.values()))
         self.sample = sample
         self.rng = np.random.default_rng(seed)
 
@@ -77,11 +88,19 @@ class LearnedAgent:
         if seed is not None:
             self.rng = np.random.default_rng(seed)
 
+    def _policy_for(self, observation: np.ndarray) -> NumpyPolicy:
+        policy = self.policies.get(observation.shape[0])
+        if policy is None:
+            raise OptionError(f"no policy for observations of length {observation.shape[0]}; this agent has policies "
+                              f"for lengths {sorted(self.policies)} (another level or variant of the game?)")
+        return policy
+
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         if not action_mask.any():
             raise ValueError("the action mask has no legal action: this agent is not to move")
+        policy = self._policy_for(observation)
         if self.sample:
-            p = self.policy.probabilities(observation, action_mask)
+            p = policy.probabilities(observation, action_mask)
             return int(self.rng.choice(len(p), p=p))
-        logits = self.policy.logits(observation, action_mask)
+        logits = policy.logits(observation, action_mask)
         return int(np.argmax(np.where(action_mask.astype(bool), logits, -np.inf)))

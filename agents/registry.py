@@ -11,11 +11,38 @@ from .rook_heuristic import RookHeuristic
 from .rope_team_simple import RopeTeamSimple
 from .summit_rush_simple import SummitRushSimple
 
+
+def _learned(*names: str):
+    """A factory for the shipped policies ``names`` (the agent picks the one that fits the observation)."""
+
+    def make(seed=None):
+        from .learned import LearnedAgent, shipped_policy
+
+        paths = []
+        for n in names:
+            try:
+                paths.append(shipped_policy(n))
+            except OptionError:
+                if len(names) == 1:
+                    raise
+        if not paths:
+            raise OptionError(f"none of the policies {list(names)} is shipped")
+        return LearnedAgent(paths, seed=seed)
+
+    return make
+
+
 # name -> {env name or "*" -> factory(seed)}
 AGENTS: dict[str, dict[str, Callable]] = {
     "random": {"*": lambda seed: RandomAgent(seed)},
     "simple": {"rope_team_v0": lambda seed: RopeTeamSimple(seed), "summit_rush_v0": SummitRushSimple},
     "heuristic": {"rook_v0": RookHeuristic},
+    # Trained policies shipped in cardzoo/agents/policies (see its README for the commands that made them).
+    "learned": {"rope_team_v0": _learned("rope_team"), "summit_rush_v0": _learned("summit_rush_normal",
+                                                                                 "summit_rush_hard"),
+                "rook_v0": _learned("rook")},
+    "learned_seed1": {"rope_team_v0": _learned("rope_team_seed1")},
+    "learned_plain": {"rope_team_v0": _learned("rope_team_plain")},
 }
 
 

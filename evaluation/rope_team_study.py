@@ -23,10 +23,27 @@ ENV = "rope_team_v0"
 LEVELS = ("easy", "normal", "hard", "expert")
 RESULTS = Path(__file__).resolve().parent / "results"
 AGENTS = {"simple": "simple strategy", "random": "random legal"}
+# Learned agents (shipped policies; a missing one is left out of the report with a note).
+LEARNED = {"learned": "learned (PPO on the observation + the simple strategy's card values)",
+           "learned_plain": "learned (PPO on the observation alone)"}
+CROSS_PLAY = (("learned", "learned_seed1"), ("learned", "simple"), ("simple", "learned"), ("learned_plain", "simple"))
+CROSS_LEVELS = ("normal", "hard")
 
 
-def _play(settings: Settings, agent: str, **options) -> list[dict]:
-    return run(Matchup.of(ENV, [agent], **options), settings.games, workers=settings.workers,
+def _available(agent: str) -> bool:
+    from cardzoo.agents.registry import make_agent
+    from cardzoo.envs.common.errors import OptionError
+
+    try:
+        make_agent(agent, ENV)
+    except OptionError:
+        return False
+    return True
+
+
+def _play(settings: Settings, agent: str | tuple[str, ...], **options) -> list[dict]:
+    agents = [agent] if isinstance(agent, str) else list(agent)
+    return run(Matchup.of(ENV, agents, **options), settings.games, workers=settings.workers,
                cache_dir=settings.cache, progress=settings.progress)
 
 
@@ -67,6 +84,11 @@ def rope_team(settings: Settings) -> Section:
             records[level, agent] = _play(settings, agent, level=level)
             rate = wilson(sum(_wins(records[level, agent])), settings.games)
             out.rows.append(Row("rope_team", level, agent, rate.rate, rate.low, rate.high, settings.games))
+        for agent in LEARNED:
+            if _available(agent):
+                records[level, agent] = _play(settings, agent, level=level)
+                rate = wilson(sum(_wins(records[level, agent])), settings.games)
+                out.rows.append(Row("rope_team", level, agent, rate.rate, rate.low, rate.high, settings.games))
         ceiling = _ceiling_row(level)
         if ceiling is not None:
             out.rows.append(ceiling)
@@ -92,6 +114,19 @@ def rope_team(settings: Settings) -> Section:
     two_cost = paired(_wins(records["normal", "simple"]), _wins(two))
     vs_random = {level: paired(_wins(records[level, "simple"]), _wins(records[level, "random"])) for level in LEVELS}
 
+    # Cross-play: independently trained partners, and mixed learned + simple teams (player_0 first).
+    cross = {}
+    for pair in CROSS_PLAY:
+        if all(_available(a) for a in pair):
+            for level in CROSS_LEVELS:
+                recs = _play(settings, pair, level=level)
+                rate = wilson(sum(_wins(recs)), settings.games)
+                cross[pair, level] = (rate, paired(_wins(recs), _wins(records[level, "simple"])))
+                out.rows.append(Row("rope_team", level, " + ".join(pair), rate.rate, rate.low, rate.high,
+                                    settings.games, note="cross-play"))
+    learned_vs_simple = {(agent, level): paired(_wins(records[level, agent]), _wins(records[level, "simple"]))
+                         for agent in LEARNED for level in LEVELS if (level, agent) in records}
+
     # Markdown.
     by = {(r.setting, r.source): r for r in out.rows}
 
@@ -101,7 +136,8 @@ def rope_team(settings: Settings) -> Section:
             return "–"
         if row.low is None:
             return f"{100 * row.rate:.0f}%"
-        text = f"{100 * row.rate:.1f}% [{100 * row.low:.1f}, {100 * row.high:.1f}]"
+        digits = 2 if row.rate > 0.995 else 1
+        text = f"{100 * row.rate:.{digits}f}% [{100 * row.low:.{digits}f}, {100 * row.high:.{digits}f}]"
         return text + (f" ({row.note})" if row.note else "")
 
     lines = [
@@ -142,9 +178,43 @@ def rope_team(settings: Settings) -> Section:
         "Simple strategy minus random, same deals: "
         + "; ".join(f"{level} {vs_random[level]}" for level in LEVELS) + ".",
     ]
+    if learned_vs_simple:
+        lines += [
+            "",
+            "### Learned agents",
+            "",
+            "One policy plays every level and both seats (parameter sharing), each seat acting on its own "
+            "observation; trained with MaskablePPO after a warm start that clones the simple strategy (see "
+            "`cardzoo/agents/policies/README.md` for the commands, seeds, steps and wall time). *Features*: the "
+            "first policy reads, besides the observation, the simple strategy's value of each card (computed from "
+            "the same observation), and learns when to deviate from it; the second reads the observation alone.",
+            "",
+            "| level | " + " | ".join(LEARNED.values()) + " | simple strategy | document |",
+            "|---|" + "---:|" * (len(LEARNED) + 2),
+        ]
+        for level in LEVELS:
+            cells = []
+            for agent in LEARNED:
+                if (agent, level) in learned_vs_simple:
+                    cells.append(f"{cell(level, agent)}; vs simple {learned_vs_simple[agent, level]}")
+                else:
+                    cells.append("not shipped")
+            lines.append(f"| {level} | " + " | ".join(cells) + f" | {cell(level, 'simple')} | "
+                         f"{cell(level, 'document')} |")
+    if cross:
+        lines += [
+            "",
+            "Cross-play (the standard test of arbitrary conventions): the team below, `player_0` first, on the same "
+            "deals; the difference is against two simple-strategy players.",
+            "",
+            "| team | level | win rate | vs simple + simple |",
+            "|---|---|---:|---:|",
+        ]
+        for (pair, level), (rate, cmp) in cross.items():
+            lines.append(f"| {' + '.join(pair)} | {level} | {rate} | {cmp} |")
     out.markdown = "\n".join(lines)
 
-    sources = ["document", "simple", "random", "ceiling"]
+    sources = ["document", "simple", "random", "ceiling", *[a for a in LEARNED if (LEVELS[0], a) in by]]
     groups = {level: [Bar(src, by[level, src].rate, by[level, src].low, by[level, src].high, src == "document")
                       for src in sources if (level, src) in by] for level in LEVELS}
     settings.out.mkdir(parents=True, exist_ok=True)

@@ -152,3 +152,28 @@ def test_smoke_training_other_games(game, tmp_path):
         assert train_module.ROOK_POOL  # snapshots joined the opponent pool
         train_module.ROOK_POOL.clear()
     assert LearnedAgent(policy).policy.meta["env"] == run["env"]
+
+
+def test_every_shipped_policy_loads_and_plays():
+    """Each policy in cardzoo/agents/policies plays a full game of its env, torch-free (numpy forward)."""
+    from pathlib import Path
+
+    from cardzoo.agents import learned
+    from cardzoo.envs.common.record import make_env
+
+    folder = Path(learned.__file__).parent / "policies"
+    shipped = sorted(folder.glob("*.npz"))
+    assert {"rope_team.npz", "summit_rush_normal.npz"} <= {p.name for p in shipped}
+    for path in shipped:
+        agent = LearnedAgent(path)
+        meta = agent.policy.meta
+        assert meta["command"].startswith("cardzoo train") and meta["steps"] > 0
+        options = {"rounds": 1} if meta["env"] == "rook_v0" else {"level": meta["config"]["levels"][0]}
+        env = make_env(meta["env"], **options)
+        env.reset(seed=0)
+        steps = 0
+        for _ in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            env.step(None if term or trunc else agent.act(obs["observation"], obs["action_mask"]))
+            steps += 1
+        assert not env.agents and steps > 2, path.name

@@ -345,11 +345,10 @@ def parse_args(argv: list[str]) -> TrainConfig:
 
     parser = argparse.ArgumentParser(prog="cardzoo train", description=__doc__.splitlines()[0])
     parser.add_argument("game", choices=sorted(GAMES))
-    defaults = TrainConfig()
     for f in fields(TrainConfig):
         if f.name == "game":
             continue
-        default = getattr(defaults, f.name)
+        default = f.default  # the declared default: "default" and () resolve per game in __post_init__
         flag = "--" + f.name.replace("_", "-")
         if isinstance(default, tuple):
             kind = int if default and isinstance(default[0], int) else str
