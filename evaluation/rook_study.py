@@ -84,6 +84,29 @@ def _mean(values: list[float]) -> float:
 
 
 @section(GAME)
+def _learned_lines(settings: Settings, out: Section) -> list[str]:
+    """The shipped learned policy against the heuristic and random, single rounds, seats swapped."""
+    from cardzoo.agents.registry import make_agent
+    from cardzoo.envs.common.errors import OptionError
+
+    try:
+        make_agent("learned", ENV)
+    except OptionError:
+        return ["", "No learned Rook policy is shipped."]
+    lines = ["", "**Learned policy** (MaskablePPO after cloning the heuristic, self-play against a pool of its "
+             "earlier snapshots, the heuristic and random play; see `cardzoo/agents/policies/README.md`), single "
+             "rounds with seats swapped:", "", "| matchup | single rounds won | ties |", "|---|---:|---:|"]
+    for opponent in ("heuristic", "random"):
+        pairs = _seat_records(settings, "learned", opponent, settings.games, rounds=1)
+        rate = wilson(sum(_won(seat, r) for seat, r in pairs), len(pairs))
+        ties = sum(_tie(r) for _, r in pairs)
+        out.rows.append(Row(GAME, "single round", f"learned vs {opponent}", rate.rate, rate.low, rate.high,
+                            len(pairs), f"{ties} ties"))
+        lines.append(f"| learned vs {opponent} | {100 * rate.rate:.1f}% [{100 * rate.low:.1f}, {100 * rate.high:.1f}]"
+                     f" of {len(pairs)} | {ties} |")
+    return lines
+
+
 def rook(settings: Settings) -> Section:
     out = Section(GAME)
     n_games = max(1, settings.games // GAMES_DIVISOR)
@@ -214,6 +237,7 @@ def rook(settings: Settings) -> Section:
         "itself (50 % means no seat advantage); under *bid made*, *vs itself* counts both seats and *random* is "
         "random play as bid winner against the heuristic.",
     ]
+    lines += _learned_lines(settings, out)
     out.markdown = "\n".join(lines)
 
     # Legend names stay short (the chart is narrow); the markdown says what each bar is.
