@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 from pettingzoo import AECEnv
 
-from .errors import GameOverError, IllegalActionError
+from .errors import GameOverError, IllegalActionError, OptionError
 from .options import one_of
 
 ILLEGAL_ACTION_MODES = ("raise", "penalize")
@@ -26,12 +26,18 @@ class CardGameAEC(AECEnv):
 
     env_name: str = ""
 
-    def __init__(self, options: dict[str, Any], render_mode: str | None, illegal_action: str):
+    def __init__(self, options: dict[str, Any]):
+        """``options`` are the env's keyword options, already checked for unknown names; this reads the ones every
+        game shares: ``render_mode``, ``render_viewer`` and ``illegal_action``."""
         super().__init__()
         self.agents = []
-        self.render_mode = one_of("render_mode", render_mode, [None, *self.metadata["render_modes"]])
-        self.illegal_action = one_of("illegal_action", illegal_action, ILLEGAL_ACTION_MODES)
-        self._options = dict(options, render_mode=render_mode, illegal_action=illegal_action)
+        self.render_mode = one_of("render_mode", options.get("render_mode"), [None, *self.metadata["render_modes"]])
+        self.illegal_action = one_of("illegal_action", options.get("illegal_action", "raise"), ILLEGAL_ACTION_MODES)
+        self.render_viewer = options.get("render_viewer")
+        if self.render_viewer is not None:
+            one_of("render_viewer", self.render_viewer, self.possible_agents)
+        self._options = dict(options)
+        self.state = None
         self._seed_stream = np.random.default_rng()
         self._record: dict[str, Any] | None = None
         self._agent_index = {a: i for i, a in enumerate(self.possible_agents)}
@@ -69,6 +75,12 @@ class CardGameAEC(AECEnv):
     def _illegal_rewards(self, seat: int) -> list[float]:
         """Rewards when ``seat`` made an illegal move under ``illegal_action="penalize"``."""
         return [-1.0 if i == seat else 0.0 for i in range(len(self.possible_agents))]
+
+    def _render_text(self, viewer: int) -> str:
+        raise NotImplementedError
+
+    def _render_image(self, viewer: int) -> np.ndarray:
+        raise NotImplementedError
 
     def action_name(self, action: int) -> str:
         return str(action)
@@ -187,6 +199,21 @@ class CardGameAEC(AECEnv):
         record = dict(self._record)
         record["actions"] = list(record["actions"])
         return record
+
+    def render(self):
+        """The table as ``render_viewer`` (default: the player to move) sees it: text, printed text or an image."""
+        if self.render_mode is None:
+            raise OptionError("render() needs a render_mode: pass render_mode='ansi', 'human' or 'rgb_array'")
+        if self.state is None:
+            raise OptionError("render() before reset(): there is no table to show yet")
+        viewer = self.possible_agents.index(self.render_viewer) if self.render_viewer else self._seat_to_move()
+        if self.render_mode == "rgb_array":
+            return self._render_image(viewer)
+        text = self._render_text(viewer)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
 
     def close(self) -> None:
         pass

@@ -165,21 +165,13 @@ class raw_env(CardGameAEC):  # noqa: N801 - PettingZoo's naming convention
         if rounds is not None:
             rounds = int_in("rounds", rounds, 1, 1000)
         self.config = rules.Config(target_score=target, rounds=rounds)
-        self.render_viewer = options.get("render_viewer")
-        if self.render_viewer is not None:
-            one_of("render_viewer", self.render_viewer, AGENTS)
-        super().__init__(
-            {k: v for k, v in options.items() if k not in ("render_mode", "illegal_action")},
-            options.get("render_mode"),
-            options.get("illegal_action", "raise"),
-        )
+        super().__init__(options)
         obs_space = spaces.Dict({
             "observation": spaces.Box(0, 1, (LAYOUT.size,), np.int8),
             "action_mask": spaces.Box(0, 1, (rules.N_ACTIONS,), np.int8),
         })
         self.observation_spaces = {a: obs_space for a in AGENTS}
         self.action_spaces = {a: spaces.Discrete(rules.N_ACTIONS) for a in AGENTS}
-        self.state: rules.State | None = None
 
     # ------------------------------------------------------------------ hooks
     def _deal(self, rng: np.random.Generator, reset_options: dict[str, Any]) -> rules.State:
@@ -279,16 +271,8 @@ class raw_env(CardGameAEC):  # noqa: N801 - PettingZoo's naming convention
     # ------------------------------------------------------------------ extras
     describe = staticmethod(describe)
 
-    def render(self):
-        if self.render_mode is None:
-            raise OptionError("render() needs a render_mode: pass render_mode='ansi', 'human' or 'rgb_array'")
-        if self.state is None:
-            raise OptionError("render() before reset(): there is no table to show yet")
-        viewer = AGENTS.index(self.render_viewer) if self.render_viewer else self.state.to_move
-        if self.render_mode == "rgb_array":
-            return render.image(self.state, viewer)
-        text = render.text(self.state, viewer)
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
+    def _render_text(self, viewer: int) -> str:
+        return render.text(self.state, viewer)
+
+    def _render_image(self, viewer: int) -> np.ndarray:
+        return render.image(self.state, viewer)

@@ -34,6 +34,7 @@ import numpy as np
 from ..common.cards import CARD_NAMES as STANDARD_NAMES
 from ..common.cards import SUIT_MASKS
 from ..common.cards import card_pretty as standard_pretty
+from ..common.seeding import copy_generator
 
 ROOK = 52
 N_CARDS = 53
@@ -123,7 +124,7 @@ class State:
             setattr(other, name, getattr(self, name))
         for name in ("hands", "pile", "known", "played", "won", "tricks", "points", "bids", "totals", "history"):
             setattr(other, name, list(getattr(self, name)))
-        other.rng = None if self.rng is None else _copy_rng(self.rng)
+        other.rng = None if self.rng is None else copy_generator(self.rng)
         return other
 
     @property
@@ -152,11 +153,6 @@ class State:
             m |= 1 << c
         return m
 
-
-def _copy_rng(rng: np.random.Generator) -> np.random.Generator:
-    clone = np.random.Generator(type(rng.bit_generator)())
-    clone.bit_generator.state = rng.bit_generator.state
-    return clone
 
 
 def shuffled_deck(rng: np.random.Generator) -> list[int]:

@@ -86,7 +86,6 @@ from gymnasium import spaces
 
 from ..common.aec import CardGameAEC
 from ..common.cards import SUIT_NAMES, card_pretty, mask_to_bits, parse_deck
-from ..common.errors import OptionError
 from ..common.options import check_reset_options, flag, int_in, number, one_of, reject_unknown
 from ..common.wrappers import OrderEnforcing
 from . import render, rules
@@ -125,21 +124,13 @@ class raw_env(CardGameAEC):  # noqa: N801 - PettingZoo's naming convention
         game = {k: options[k] for k in ("level", "ropes", "trumps", "max_deals", "open_hands") if k in options}
         self.config = make_config(**game)
         self.shaping = number("shaping", options.get("shaping", 0.0))
-        self.render_viewer = options.get("render_viewer")
-        if self.render_viewer is not None:
-            one_of("render_viewer", self.render_viewer, AGENTS)
-        super().__init__(
-            {k: v for k, v in options.items() if k not in ("render_mode", "illegal_action")},
-            options.get("render_mode"),
-            options.get("illegal_action", "raise"),
-        )
+        super().__init__(options)
         obs_space = spaces.Dict({
             "observation": spaces.Box(0, 1, (LAYOUT.size,), np.int8),
             "action_mask": spaces.Box(0, 1, (52,), np.int8),
         })
         self.observation_spaces = {a: obs_space for a in AGENTS}
         self.action_spaces = {a: spaces.Discrete(52) for a in AGENTS}
-        self.state: rules.State | None = None
 
     # ------------------------------------------------------------------ hooks
     def _deal(self, rng: np.random.Generator, reset_options: dict[str, Any]) -> rules.State:
@@ -191,16 +182,8 @@ class raw_env(CardGameAEC):  # noqa: N801 - PettingZoo's naming convention
     # ------------------------------------------------------------------ extras
     describe = staticmethod(describe)
 
-    def render(self):
-        if self.render_mode is None:
-            raise OptionError("render() needs a render_mode: pass render_mode='ansi', 'human' or 'rgb_array'")
-        if self.state is None:
-            raise OptionError("render() before reset(): there is no table to show yet")
-        viewer = AGENTS.index(self.render_viewer) if self.render_viewer else self.state.to_move
-        if self.render_mode == "rgb_array":
-            return render.image(self.state, viewer)
-        text = render.text(self.state, viewer)
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
+    def _render_text(self, viewer: int) -> str:
+        return render.text(self.state, viewer)
+
+    def _render_image(self, viewer: int) -> np.ndarray:
+        return render.image(self.state, viewer)

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..common.cards import SUIT_MASKS, mask_of
+from ..common.seeding import copy_generator
 
 RIDGE = 9
 CAMP = 4
@@ -74,7 +75,7 @@ class State:
         other.hands = list(self.hands)
         other.played = list(self.played)
         # The generator is shared state: a copy that deals again must not advance the original's stream.
-        other.rng = None if self.rng is None else _copy_rng(self.rng)
+        other.rng = None if self.rng is None else copy_generator(self.rng)
         return other
 
     @property
@@ -85,11 +86,6 @@ class State:
     def ropes_used(self) -> int:
         return self.config.ropes - self.ropes
 
-
-def _copy_rng(rng: np.random.Generator) -> np.random.Generator:
-    clone = np.random.Generator(type(rng.bit_generator)())
-    clone.bit_generator.state = rng.bit_generator.state
-    return clone
 
 
 def new_game(config: Config, deck: list[int], rng: np.random.Generator | None, dealer: int = 1) -> State:
