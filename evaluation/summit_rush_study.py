@@ -227,6 +227,18 @@ def summit_rush(settings: Settings) -> Section:
             + ". They fall short of the simple strategy they started from; the gap is the measure of how far "
             "PPO got in the CPU time spent on them.",
         ]
+    mixed = []
+    for lvl in learned:
+        for pair in (("learned", "simple"), ("simple", "learned")):
+            recs = run(Matchup.of(ENV, list(pair), **TIMED[lvl]), settings.games, workers=settings.workers,
+                       cache_dir=settings.cache, progress=settings.progress)
+            rate = wilson(sum(_wins(recs)), len(recs))
+            out.rows.append(Row(GAME, lvl, " + ".join(pair), rate.rate, rate.low, rate.high, len(recs),
+                                note="cross-play"))
+            mixed.append(f"{' + '.join(pair)} on {lvl}: {_cell(out.rows[-1])}, against simple + simple "
+                         f"{paired(_wins(recs), _wins(records[lvl, 'simple']))}")
+    if mixed:
+        lines += ["", "Mixed teams (cross-play; `player_0` first): " + "; ".join(mixed) + "."]
     missing = [lvl for lvl in TIMED if (lvl, "learned") not in records]
     if missing:
         lines += ["", f"No learned policy is shipped for: {', '.join(missing)}."]
