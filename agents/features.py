@@ -1,5 +1,7 @@
 """Input features for learned policies, computed from a player's own observation and action mask only.
 
+``rook_heuristic``: the observation, then a one-hot of the heuristic Rook player's choice (79 actions).
+
 ``rope_team_scores``: the observation, then for each of the 52 cards the simple strategy's value of playing it
 (squashed to -1..1 by ``tanh(value / 50)``; 0 for illegal cards), then a one-hot of the simple strategy's choice.
 A policy with these inputs starts from what the rules say about each card's outcome (where the coin lands, who
@@ -41,8 +43,25 @@ def rope_team_scores(observation: np.ndarray, action_mask: np.ndarray) -> np.nda
     return out
 
 
+_ROOK = None
+
+
+def rook_heuristic(observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
+    global _ROOK
+    if _ROOK is None:
+        from .rook_heuristic import RookHeuristic
+
+        _ROOK = RookHeuristic()
+    out = np.zeros(observation.shape[0] + action_mask.shape[0], dtype=np.float32)
+    out[: observation.shape[0]] = observation
+    if action_mask.any():
+        out[observation.shape[0] + _ROOK.act(observation, action_mask)] = 1.0
+    return out
+
+
 FEATURES: dict[str, tuple[Callable[[np.ndarray, np.ndarray], np.ndarray], int]] = {
     "rope_team_scores": (rope_team_scores, 104),  # function, entries added to the observation
+    "rook_heuristic": (rook_heuristic, 79),
 }
 
 SCORE_LAYOUT = Layout(("card_value", 52, "the simple strategy's value of each legal card, tanh(value / 50)"),

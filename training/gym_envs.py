@@ -128,11 +128,18 @@ class VersusEnv(gym.Env):
     metadata = {"render_modes": []}
 
     def __init__(self, make_env: Callable, opponents: Callable[[np.random.Generator], object], seed: int = 0,
-                 reward_scale: float = 1.0):
+                 reward_scale: float = 1.0, features: str | None = None):
         self.env = make_env()
         self.reward_scale = reward_scale
         agent = self.env.possible_agents[0]
         self.observation_space = self.env.observation_space(agent)["observation"]
+        self.features = None
+        if features:
+            from cardzoo.agents.features import FEATURES
+
+            self.features, extra = FEATURES[features]
+            size = self.observation_space.shape[0] + extra
+            self.observation_space = gym.spaces.Box(-1.0, 1.0, (size,), np.float32)
         self.action_space = self.env.action_space(agent)
         self.opponents = opponents
         self.rng = np.random.default_rng(seed)
@@ -147,7 +154,7 @@ class VersusEnv(gym.Env):
         self.opponent = self.opponents(self.rng)
         self.opponent.reset(seed=game_seed)
         self._advance()
-        return self._obs["observation"], {}
+        return self._view(), {}
 
     def _advance(self) -> None:
         """Let the opponents move until it is the learner's turn or the game is over."""
@@ -168,6 +175,10 @@ class VersusEnv(gym.Env):
         # it earned from its action and the opponents' replies.
         reward = self.reward_scale * float(env._cumulative_rewards[self.me])
         if env.terminations[self.me] or env.truncations[self.me]:
-            return (self._obs["observation"], reward, bool(env.terminations[self.me]), bool(env.truncations[self.me]),
+            return (self._view(), reward, bool(env.terminations[self.me]), bool(env.truncations[self.me]),
                     dict(env.infos[self.me]))
-        return self._obs["observation"], reward, False, False, {}
+        return self._view(), reward, False, False, {}
+
+    def _view(self) -> np.ndarray:
+        obs = self._obs
+        return obs["observation"] if self.features is None else self.features(obs["observation"], obs["action_mask"])

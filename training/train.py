@@ -107,7 +107,7 @@ def _rook_envs(cfg: TrainConfig):
     from .gym_envs import VersusEnv
 
     return [lambda i=i: VersusEnv(lambda: rook_v0.raw_env(rounds=1), _rook_opponent, seed=cfg.seed * 1000 + i,
-                                  reward_scale=ROOK_REWARD_SCALE) for i in range(cfg.n_envs)]
+                                  reward_scale=ROOK_REWARD_SCALE, features=cfg.features) for i in range(cfg.n_envs)]
 
 
 GAMES = {
