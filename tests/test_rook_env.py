@@ -400,3 +400,11 @@ def test_step_before_reset_raises():
     env = rook_v0.env()
     with pytest.raises(GameOverError, match="reset"):
         env.step(53)
+
+
+def test_text_render_names_the_rook_in_a_trick():
+    from cardzoo.envs.common.render import trick_line
+    from cardzoo.envs.rook import rules
+
+    assert "Rook" in trick_line(0, rules.ROOK, None, rules.card_pretty)
+    assert "won" in trick_line(0, None, (1, rules.ROOK, 5, 1), rules.card_pretty)

@@ -15,8 +15,9 @@ from typing import Any
 import numpy as np
 from pettingzoo import AECEnv
 
-from .errors import GameOverError, IllegalActionError, OptionError
+from .errors import GameOverError, IllegalActionError
 from .options import one_of
+from .render import show
 
 ILLEGAL_ACTION_MODES = ("raise", "penalize")
 
@@ -202,18 +203,11 @@ class CardGameAEC(AECEnv):
 
     def render(self):
         """The table as ``render_viewer`` (default: the player to move) sees it: text, printed text or an image."""
-        if self.render_mode is None:
-            raise OptionError("render() needs a render_mode: pass render_mode='ansi', 'human' or 'rgb_array'")
-        if self.state is None:
-            raise OptionError("render() before reset(): there is no table to show yet")
-        viewer = self.possible_agents.index(self.render_viewer) if self.render_viewer else self._seat_to_move()
-        if self.render_mode == "rgb_array":
-            return self._render_image(viewer)
-        text = self._render_text(viewer)
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
+        def viewer() -> int:
+            return self.possible_agents.index(self.render_viewer) if self.render_viewer else self._seat_to_move()
+
+        return show(self.render_mode, self.state is not None, lambda: self._render_text(viewer()),
+                    lambda: self._render_image(viewer()))
 
     def close(self) -> None:
         pass

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .cards import RANKS
+from .cards import RANKS, card_pretty
+from .errors import OptionError
 
 # 8-pixel-wide glyphs, one int per row (bit x = column x), 9 rows; cut from a public-domain bitmap font.
 _FONT = {
@@ -135,3 +136,30 @@ class Canvas:
         colour = SUIT_COLOURS[s]
         self.text(x + 3, y + 3, "10" if r == "T" else r, colour)
         self.suit(x + 9, y + 20, s, scale=2)
+
+
+def show(render_mode: str | None, started: bool, text, image):
+    """What ``render()`` returns for a render mode: ``image()`` for "rgb_array", ``text()`` for "ansi", and for
+    "human" the text printed. ``text`` and ``image`` are called only when needed."""
+    if render_mode is None:
+        raise OptionError("render() needs a render_mode: pass render_mode='ansi', 'human' or 'rgb_array'")
+    if not started:
+        raise OptionError("render() before reset(): there is no table to show yet")
+    if render_mode == "rgb_array":
+        return image()
+    if render_mode == "human":
+        print(text())
+        return None
+    return text()
+
+
+def trick_line(leader: int, led: int | None, last_trick: tuple | None, pretty=card_pretty) -> str | None:
+    """The current trick ("player_0 led 9♣") or, between tricks, how the last one went; ``pretty`` names a card
+    (a game with extra cards, such as Rook's joker, passes its own)."""
+    if led is not None:
+        return f"trick: player_{leader} led {pretty(led)}"
+    if last_trick is not None:
+        first, card, follow, winner = last_trick
+        return (f"last trick: player_{first} led {pretty(card)}, player_{1 - first} played "
+                f"{pretty(follow)}; player_{winner} won")
+    return None

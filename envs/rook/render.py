@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..common.cards import SUIT_NAMES, SUIT_SYMBOLS, cards_of
-from ..common.render import BLACK, GOLD, GREY, WHITE, Canvas
+from ..common.render import BLACK, GOLD, GREY, WHITE, Canvas, trick_line
 from .rules import BID_TRUMP_PHASES, OVER, PHASE_NAMES, PILE, ROOK, State, card_pretty
 
 
@@ -33,12 +33,9 @@ def text(s: State, viewer: int) -> str:
     face = "none" if s.face_up is None else card_pretty(s.face_up)
     lines.append(f"face-up card: {face}   face-down draw pile: {left} cards")
     lines.append(f"tricks: player_0 {s.tricks[0]} ({s.points[0]} pts), player_1 {s.tricks[1]} ({s.points[1]} pts)")
-    if s.led is not None:
-        lines.append(f"trick: player_{s.leader} led {card_pretty(s.led)}")
-    elif s.last_trick is not None:
-        leader, led, follow, winner = s.last_trick
-        lines.append(f"last trick: player_{leader} led {card_pretty(led)}, player_{1 - leader} played "
-                     f"{card_pretty(follow)}; player_{winner} won")
+    trick = trick_line(s.leader, s.led, s.last_trick, card_pretty)
+    if trick:
+        lines.append(trick)
     lines.append(f"hand of player_{viewer}: {_cards(s.hands[viewer])}")
     known = f", known: {_cards(s.known[opp])}" if s.known[opp] else ""
     lines.append(f"hand of player_{opp}: {s.hands[opp].bit_count()} cards, hidden{known}")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..common.cards import SUIT_NAMES, SUIT_SYMBOLS, card_pretty, cards_of, format_cards
-from ..common.render import GOLD, GREY, Canvas
+from ..common.render import GOLD, GREY, Canvas, trick_line
 from .rules import CAMP, RIDGE, State
 
 
@@ -31,12 +31,9 @@ def text(s: State, viewer: int) -> str:
         "               " + " ".join(f"{m:^5}" for m in marker),
         f"coin on position {s.coin}   trumps: {trumps}   ropes left: {s.ropes}   uncovered: {s.uncovered}/8",
     ]
-    if s.led is not None:
-        lines.append(f"trick: player_{s.leader} led {card_pretty(s.led)}")
-    elif s.last_trick is not None:
-        leader, led, follow, winner = s.last_trick
-        lines.append(f"last trick: player_{leader} led {card_pretty(led)}, player_{1 - leader} played "
-                     f"{card_pretty(follow)}; player_{winner} won")
+    trick = trick_line(s.leader, s.led, s.last_trick)
+    if trick:
+        lines.append(trick)
     lines.append(f"hand of player_{viewer}: {format_cards(cards_of(s.hands[viewer]))}")
     partner = 1 - viewer
     if cfg.open_hands:

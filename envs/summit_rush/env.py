@@ -113,6 +113,7 @@ from ..common.cards import card_pretty, parse_deck
 from ..common.errors import GameOverError, IllegalActionError, OptionError
 from ..common.layout import Layout
 from ..common.options import PROBE_KEY, check_reset_options, flag, int_in, number, one_of, reject_unknown
+from ..common.render import show
 from ..common.wrappers import OrderEnforcing
 from . import render, rules
 from .observer import Observer
@@ -373,17 +374,8 @@ class SummitRushEnv(ParallelEnv):
         return record
 
     def render(self):
-        if self.render_mode is None:
-            raise OptionError("render() needs a render_mode: pass render_mode='ansi', 'human' or 'rgb_array'")
-        if self.game is None:
-            raise OptionError("render() before reset(): there is no table to show yet")
-        if self.render_mode == "rgb_array":
-            return render.image(self.game)
-        text = render.text(self.game)
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
+        return show(self.render_mode, self.game is not None, lambda: render.text(self.game),
+                    lambda: render.image(self.game))
 
     def close(self) -> None:
         pass
