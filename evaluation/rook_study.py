@@ -83,7 +83,6 @@ def _mean(values: list[float]) -> float:
     return sum(values) / len(values) if values else float("nan")
 
 
-@section(GAME)
 def _learned_lines(settings: Settings, out: Section) -> list[str]:
     """The shipped learned policy against the heuristic and random, single rounds, seats swapped."""
     from cardzoo.agents.registry import make_agent
@@ -107,6 +106,7 @@ def _learned_lines(settings: Settings, out: Section) -> list[str]:
     return lines
 
 
+@section(GAME)
 def rook(settings: Settings) -> Section:
     out = Section(GAME)
     n_games = max(1, settings.games // GAMES_DIVISOR)

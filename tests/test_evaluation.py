@@ -72,3 +72,11 @@ def test_evaluate_end_to_end(tmp_path, capsys):
     again = tmp_path / "again"
     main(["evaluate", "--games", "40", "--only", "rope_team", "--out", str(again), "--workers", "2"])
     assert json.loads((again / "results.json").read_text())["rows"] == rows  # same seeds, same report
+
+
+def test_every_game_has_its_section_registered():
+    from cardzoo.evaluation import report
+
+    report._load_sections()
+    assert {name: fn.__name__ for name, fn in report.SECTIONS.items()} == {
+        "rope_team": "rope_team", "summit_rush": "summit_rush", "rook": "rook"}
