@@ -1,5 +1,8 @@
 """Input features for learned policies, computed from a player's own observation and action mask only.
 
+``summit_rush_simple``: the observation, then a one-hot of the simple strategy's choice for this seat (computed
+without the strategy's memory: when nothing fits, the lowest seat turns its stock).
+
 ``rook_heuristic``: the observation, then a one-hot of the heuristic Rook player's choice (79 actions).
 
 ``rope_team_scores``: the observation, then for each of the 52 cards the simple strategy's value of playing it
@@ -59,9 +62,20 @@ def rook_heuristic(observation: np.ndarray, action_mask: np.ndarray) -> np.ndarr
     return out
 
 
+def summit_rush_simple(observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
+    from .summit_rush_simple import SummitRushSimple
+
+    out = np.zeros(observation.shape[0] + action_mask.shape[0], dtype=np.float32)
+    out[: observation.shape[0]] = observation
+    if action_mask.any():
+        out[observation.shape[0] + SummitRushSimple().act(observation, action_mask)] = 1.0
+    return out
+
+
 FEATURES: dict[str, tuple[Callable[[np.ndarray, np.ndarray], np.ndarray], int]] = {
     "rope_team_scores": (rope_team_scores, 104),  # function, entries added to the observation
     "rook_heuristic": (rook_heuristic, 79),
+    "summit_rush_simple": (summit_rush_simple, 58),  # two players
 }
 
 SCORE_LAYOUT = Layout(("card_value", 52, "the simple strategy's value of each legal card, tanh(value / 50)"),

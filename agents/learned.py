@@ -8,6 +8,7 @@ the shipped ones are in ``cardzoo/agents/policies``.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from importlib import resources
 from pathlib import Path
@@ -33,6 +34,7 @@ class NumpyPolicy:
     """The actor network of a policy file."""
 
     def __init__(self, path: str | Path):
+        self.digest = hashlib.sha1(Path(path).read_bytes()).hexdigest()[:12]  # which weights, for result caches
         with np.load(path, allow_pickle=False) as data:
             self.meta: dict[str, Any] = json.loads(str(data["meta"]))
             n = self.meta["layers"]

@@ -56,3 +56,11 @@ def make_agent(name: str, game: str, seed: int | None = None):
     if factory is None:
         raise OptionError(f"no agent {name!r} for {game}; agents for it: {', '.join(agent_names(game))}")
     return factory(seed)
+
+
+def fingerprint(name: str, game: str) -> str:
+    """What identifies an agent's behaviour beyond its name: the weights of a learned agent ("" for the others).
+    Evaluation caches key on it, so retrained policies are never served stale results."""
+    agent = make_agent(name, game)
+    policies = getattr(agent, "policies", None)
+    return "+".join(sorted(p.digest for p in policies.values())) if policies else ""

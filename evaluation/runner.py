@@ -5,7 +5,9 @@ every pairing of agents plays exactly the same deals and results can be compared
 from the game seed and their seat, so a game's result does not depend on which worker played it or in what order.
 
 Resuming. With a cache folder, each chunk of games is written to ``<cache>/<matchup key>/<first>-<last>.json``
-when it finishes; a later run with the same matchup reads finished chunks instead of playing them again.
+when it finishes; a later run with the same matchup reads finished chunks instead of playing them again. The key
+covers the env, its options, the agents' names and the learned agents' weights; after changing an agent's code,
+use a fresh cache folder.
 """
 
 from __future__ import annotations
@@ -43,7 +45,12 @@ class Matchup:
 
     @property
     def key(self) -> str:
-        text = json.dumps([self.env, self.agents, self.options], sort_keys=True)
+        """Names the matchup's cached results: env, options, agents and the learned agents' weights."""
+        from cardzoo.agents.registry import fingerprint
+
+        versions = [fingerprint(a, self.env) for a in self.agents]
+        parts = [self.env, self.agents, self.options] + ([versions] if any(versions) else [])
+        text = json.dumps(parts, sort_keys=True)
         return f"{self.env}-{'+'.join(self.agents)}-" + hashlib.sha1(text.encode()).hexdigest()[:10]
 
     @property

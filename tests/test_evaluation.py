@@ -80,3 +80,12 @@ def test_every_game_has_its_section_registered():
     report._load_sections()
     assert {name: fn.__name__ for name, fn in report.SECTIONS.items()} == {
         "rope_team": "rope_team", "summit_rush": "summit_rush", "rook": "rook"}
+
+
+def test_cache_key_follows_the_learned_weights(monkeypatch, tmp_path):
+    from cardzoo.agents import registry
+
+    m = Matchup.of("rope_team_v0", ["learned"], level="hard")
+    before = m.key
+    monkeypatch.setattr(registry, "fingerprint", lambda name, game: "other-weights")
+    assert Matchup.of("rope_team_v0", ["learned"], level="hard").key != before

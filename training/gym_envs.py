@@ -79,12 +79,20 @@ class TickEnv(gym.Env):
 
     metadata = {"render_modes": []}
 
-    def __init__(self, make_envs: Sequence[Callable], weights: Sequence[float] | None = None, seed: int = 0):
+    def __init__(self, make_envs: Sequence[Callable], weights: Sequence[float] | None = None, seed: int = 0,
+                 features: str | None = None):
         self.games = [make() for make in make_envs]
         self.weights = None if weights is None else np.asarray(weights, dtype=float) / np.sum(weights)
         first = self.games[0]
         agent = first.possible_agents[0]
         self.observation_space = first.observation_space(agent)["observation"]
+        self.features = None
+        if features:
+            from cardzoo.agents.features import FEATURES
+
+            self.features, extra = FEATURES[features]
+            size = self.observation_space.shape[0] + extra
+            self.observation_space = gym.spaces.Box(-1.0, 1.0, (size,), np.float32)
         self.action_space = first.action_space(agent)
         self.rng = np.random.default_rng(seed)
         self.env = first
@@ -97,10 +105,14 @@ class TickEnv(gym.Env):
         self._tick_obs, _ = self.env.reset(seed=int(self.rng.integers(2**63)))
         self._seat = 0
         self._actions: dict = {}
-        return self._current()["observation"], {}
+        return self._view(), {}
 
     def _current(self) -> dict:
         return self._tick_obs[self.env.agents[self._seat]]
+
+    def _view(self) -> np.ndarray:
+        obs = self._current()
+        return obs["observation"] if self.features is None else self.features(obs["observation"], obs["action_mask"])
 
     def action_masks(self) -> np.ndarray:
         return self._current()["action_mask"].astype(bool)
@@ -110,7 +122,7 @@ class TickEnv(gym.Env):
         self._actions[env.agents[self._seat]] = int(action)
         self._seat += 1
         if self._seat < len(env.agents):
-            return self._current()["observation"], 0.0, False, False, {}
+            return self._view(), 0.0, False, False, {}
         self._tick_obs, rewards, terms, truncs, infos = env.step(self._actions)
         self._actions = {}
         self._seat = 0
@@ -119,7 +131,7 @@ class TickEnv(gym.Env):
         if not env.agents:
             return np.zeros_like(self.observation_space.low), reward, bool(terms[agent]), bool(truncs[agent]), dict(
                 infos[agent])
-        return self._current()["observation"], reward, False, False, {}
+        return self._view(), reward, False, False, {}
 
 
 class VersusEnv(gym.Env):

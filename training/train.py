@@ -80,7 +80,7 @@ def _summit_rush_envs(cfg: TrainConfig):
     from .gym_envs import TickEnv
 
     makers = [lambda level=level: summit_rush_v0.parallel_env(level=level) for level in cfg.levels]
-    return [lambda i=i: TickEnv(makers, seed=cfg.seed * 1000 + i) for i in range(cfg.n_envs)]
+    return [lambda i=i: TickEnv(makers, seed=cfg.seed * 1000 + i, features=cfg.features) for i in range(cfg.n_envs)]
 
 
 # Rook: the learner meets the heuristic, random play and its own earlier snapshots (added at each checkpoint).
