@@ -177,3 +177,24 @@ def test_every_shipped_policy_loads_and_plays():
             env.step(None if term or trunc else agent.act(obs["observation"], obs["action_mask"]))
             steps += 1
         assert not env.agents and steps > 2, path.name
+
+
+@pytest.mark.parametrize("name", ["summit_rush_simple", "rook_heuristic"])
+def test_choice_features_are_the_baselines_choice(name):
+    """The residual inputs are the observation followed by a one-hot of the baseline's action."""
+    from cardzoo.agents.features import FEATURES
+    from cardzoo.agents.registry import make_agent
+    from cardzoo.envs.common.record import make_env
+
+    fn, extra = FEATURES[name]
+    env_name, agent_name = {"summit_rush_simple": ("summit_rush_v0", "simple"),
+                            "rook_heuristic": ("rook_v0", "heuristic")}[name]
+    env = make_env(env_name)
+    env.reset(seed=3)
+    obs = env.observe(env.agent_selection)
+    x = fn(obs["observation"], obs["action_mask"])
+    size = obs["observation"].shape[0]
+    assert x.shape == (size + extra,) and np.array_equal(x[:size], obs["observation"])
+    assert x[size:].sum() == 1.0
+    assert int(np.flatnonzero(x[size:])[0]) == make_agent(agent_name, env_name).act(obs["observation"],
+                                                                                    obs["action_mask"])
