@@ -221,11 +221,14 @@ def summit_rush(settings: Settings) -> Section:
     if learned:
         lines += [
             "",
-            "Learned policies (one per level, both seats share it; trained with MaskablePPO after cloning the simple "
-            "strategy, see `cardzoo/agents/policies/README.md`) minus the simple strategy, same deals: "
-            + "; ".join(f"{lvl} {cmp}" for lvl, cmp in learned.items())
-            + ". They fall short of the simple strategy they started from; the gap is the measure of how far "
-            "PPO got in the CPU time spent on them.",
+            "Learned policies (one per level, both seats share it; MaskablePPO with the simple strategy's choice as "
+            "an extra input computed from the same observation, after cloning it; see "
+            "`cardzoo/agents/policies/README.md`) minus the simple strategy, same deals: "
+            + "; ".join(f"{lvl} {cmp}" for lvl, cmp in learned.items()) + "."
+            + "".join(f" On {lvl} the learned policy falls short by {-100 * cmp.difference:.1f} points."
+                      for lvl, cmp in learned.items() if cmp.high < 0)
+            + "".join(f" On {lvl} it is ahead by {100 * cmp.difference:.1f} points."
+                      for lvl, cmp in learned.items() if cmp.low > 0),
         ]
     mixed = []
     for lvl in learned:
