@@ -22,18 +22,18 @@ import gymnasium as gym
 import numpy as np
 
 
-class SharedPolicyEnv(gym.Env):
-    """See the module docstring. ``make_envs`` builds raw AEC envs; each game picks one (e.g. one per level)."""
+class _CardGameView(gym.Env):
+    """What the three views share: spaces from the game's first env, optional input features, game choice."""
 
     metadata = {"render_modes": []}
 
-    def __init__(self, make_envs: Sequence[Callable], weights: Sequence[float] | None = None, seed: int = 0,
-                 features: str | None = None):
-        self.games = [make() for make in make_envs]
+    def _setup(self, games: list, weights: Sequence[float] | None, seed: int, features: str | None) -> None:
+        self.games = games
         self.weights = None if weights is None else np.asarray(weights, dtype=float) / np.sum(weights)
-        first = self.games[0]
-        agent = first.possible_agents[0]
-        self.observation_space = first.observation_space(agent)["observation"]
+        self.env = games[0]
+        agent = self.env.possible_agents[0]
+        self.observation_space = self.env.observation_space(agent)["observation"]
+        self.action_space = self.env.action_space(agent)
         self.features = None
         if features:
             from cardzoo.agents.features import FEATURES
@@ -41,22 +41,36 @@ class SharedPolicyEnv(gym.Env):
             self.features, extra = FEATURES[features]
             size = self.observation_space.shape[0] + extra
             self.observation_space = gym.spaces.Box(-1.0, 1.0, (size,), np.float32)
-        self.action_space = first.action_space(agent)
         self.rng = np.random.default_rng(seed)
-        self.env = first
+
+    def _next_game(self, seed: int | None):
+        """The env for the next game (drawn by ``weights``) and that game's seed."""
+        if seed is not None:
+            self.rng = np.random.default_rng(seed)
+        if len(self.games) > 1:
+            self.env = self.games[self.rng.choice(len(self.games), p=self.weights)]
+        return self.env, int(self.rng.integers(2**63))
+
+    def _inputs(self, obs: dict) -> np.ndarray:
+        """What the policy reads for an observation dict: the vector, or the features built from it."""
+        return obs["observation"] if self.features is None else self.features(obs["observation"], obs["action_mask"])
+
+
+class SharedPolicyEnv(_CardGameView):
+    """See the module docstring. ``make_envs`` builds raw AEC envs; each game picks one (e.g. one per level)."""
+
+    def __init__(self, make_envs: Sequence[Callable], weights: Sequence[float] | None = None, seed: int = 0,
+                 features: str | None = None):
+        self._setup([make() for make in make_envs], weights, seed, features)
         self._obs: dict | None = None
 
     def _view(self) -> np.ndarray:
-        obs = self._obs
-        return obs["observation"] if self.features is None else self.features(obs["observation"], obs["action_mask"])
+        return self._inputs(self._obs)
 
     def reset(self, *, seed: int | None = None, options=None):
-        if seed is not None:
-            self.rng = np.random.default_rng(seed)
-        i = self.rng.choice(len(self.games), p=self.weights) if len(self.games) > 1 else 0
-        self.env = self.games[i]
-        self.env.reset(seed=int(self.rng.integers(2**63)))
-        self._obs = self.env.observe(self.env.agent_selection)
+        env, game_seed = self._next_game(seed)
+        env.reset(seed=game_seed)
+        self._obs = env.observe(env.agent_selection)
         return self._view(), {}
 
     def action_masks(self) -> np.ndarray:
@@ -74,35 +88,16 @@ class SharedPolicyEnv(gym.Env):
         return self._view(), reward, False, False, {}
 
 
-class TickEnv(gym.Env):
+class TickEnv(_CardGameView):
     """See the module docstring. ``make_envs`` builds ParallelEnvs."""
-
-    metadata = {"render_modes": []}
 
     def __init__(self, make_envs: Sequence[Callable], weights: Sequence[float] | None = None, seed: int = 0,
                  features: str | None = None):
-        self.games = [make() for make in make_envs]
-        self.weights = None if weights is None else np.asarray(weights, dtype=float) / np.sum(weights)
-        first = self.games[0]
-        agent = first.possible_agents[0]
-        self.observation_space = first.observation_space(agent)["observation"]
-        self.features = None
-        if features:
-            from cardzoo.agents.features import FEATURES
-
-            self.features, extra = FEATURES[features]
-            size = self.observation_space.shape[0] + extra
-            self.observation_space = gym.spaces.Box(-1.0, 1.0, (size,), np.float32)
-        self.action_space = first.action_space(agent)
-        self.rng = np.random.default_rng(seed)
-        self.env = first
+        self._setup([make() for make in make_envs], weights, seed, features)
 
     def reset(self, *, seed: int | None = None, options=None):
-        if seed is not None:
-            self.rng = np.random.default_rng(seed)
-        i = self.rng.choice(len(self.games), p=self.weights) if len(self.games) > 1 else 0
-        self.env = self.games[i]
-        self._tick_obs, _ = self.env.reset(seed=int(self.rng.integers(2**63)))
+        env, game_seed = self._next_game(seed)
+        self._tick_obs, _ = env.reset(seed=game_seed)
         self._seat = 0
         self._actions: dict = {}
         return self._view(), {}
@@ -111,8 +106,7 @@ class TickEnv(gym.Env):
         return self._tick_obs[self.env.agents[self._seat]]
 
     def _view(self) -> np.ndarray:
-        obs = self._current()
-        return obs["observation"] if self.features is None else self.features(obs["observation"], obs["action_mask"])
+        return self._inputs(self._current())
 
     def action_masks(self) -> np.ndarray:
         return self._current()["action_mask"].astype(bool)
@@ -134,33 +128,17 @@ class TickEnv(gym.Env):
         return self._view(), reward, False, False, {}
 
 
-class VersusEnv(gym.Env):
-    """See the module docstring. ``opponents()`` returns an agent (act/reset) for the other seat each game."""
-
-    metadata = {"render_modes": []}
+class VersusEnv(_CardGameView):
+    """See the module docstring. ``opponents(rng)`` returns an agent (act/reset) for the other seat each game."""
 
     def __init__(self, make_env: Callable, opponents: Callable[[np.random.Generator], object], seed: int = 0,
                  reward_scale: float = 1.0, features: str | None = None):
-        self.env = make_env()
-        self.reward_scale = reward_scale
-        agent = self.env.possible_agents[0]
-        self.observation_space = self.env.observation_space(agent)["observation"]
-        self.features = None
-        if features:
-            from cardzoo.agents.features import FEATURES
-
-            self.features, extra = FEATURES[features]
-            size = self.observation_space.shape[0] + extra
-            self.observation_space = gym.spaces.Box(-1.0, 1.0, (size,), np.float32)
-        self.action_space = self.env.action_space(agent)
+        self._setup([make_env()], None, seed, features)
         self.opponents = opponents
-        self.rng = np.random.default_rng(seed)
+        self.reward_scale = reward_scale
 
     def reset(self, *, seed: int | None = None, options=None):
-        if seed is not None:
-            self.rng = np.random.default_rng(seed)
-        env = self.env
-        game_seed = int(self.rng.integers(2**63))
+        env, game_seed = self._next_game(seed)
         env.reset(seed=game_seed)
         self.me = env.possible_agents[int(self.rng.integers(len(env.possible_agents)))]
         self.opponent = self.opponents(self.rng)
@@ -192,5 +170,4 @@ class VersusEnv(gym.Env):
         return self._view(), reward, False, False, {}
 
     def _view(self) -> np.ndarray:
-        obs = self._obs
-        return obs["observation"] if self.features is None else self.features(obs["observation"], obs["action_mask"])
+        return self._inputs(self._obs)
