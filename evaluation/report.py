@@ -20,6 +20,7 @@ from pathlib import Path
 
 QUICK_GAMES = 2000
 FULL_GAMES = 10_000
+RESULTS = Path(__file__).resolve().parent / "results"
 
 
 @dataclass
@@ -56,6 +57,25 @@ class Section:
 
 
 SECTIONS: dict[str, Callable[[Settings], Section]] = {}
+
+
+def play(settings: Settings, env: str, agents: list[str] | tuple[str, ...], games: int | None = None,
+         **options) -> list[dict]:
+    """Records of ``games`` (default ``settings.games``) games of a matchup, with the report's workers and cache."""
+    from .runner import Matchup, run
+
+    return run(Matchup.of(env, list(agents), **options), settings.games if games is None else games,
+               workers=settings.workers, cache_dir=settings.cache, progress=settings.progress)
+
+
+def wins(records: list[dict]) -> list[bool]:
+    return [r["outcome"] == "win" for r in records]
+
+
+def load_result(name: str) -> dict | None:
+    """A committed result file ``evaluation/results/<name>.json`` (an oracle's ceilings), if it exists."""
+    path = RESULTS / f"{name}.json"
+    return json.loads(path.read_text()) if path.is_file() else None
 
 
 def section(game: str):

@@ -19,8 +19,7 @@ from __future__ import annotations
 from collections import Counter
 
 from .charts import Bar, bar_chart
-from .report import Row, Section, Settings, section
-from .runner import Matchup, run
+from .report import Row, Section, Settings, play, section
 from .stats import wilson
 
 ENV = "rook_v0"
@@ -30,8 +29,7 @@ GAMES_DIVISOR = 10  # whole games per seating = settings.games // GAMES_DIVISOR
 
 
 def _play(settings: Settings, agents: tuple[str, str], games: int, **options) -> list[dict]:
-    return run(Matchup.of(ENV, list(agents), **options), games, workers=settings.workers, cache_dir=settings.cache,
-               progress=settings.progress)
+    return play(settings, ENV, agents, games, **options)
 
 
 def _seat_records(settings: Settings, a: str, b: str, games: int, **options) -> list[tuple[int, dict]]:

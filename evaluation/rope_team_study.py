@@ -8,20 +8,16 @@ falls, deals rarely run out, most wins in deal 2), the two-deal variant and a pa
 
 from __future__ import annotations
 
-import json
 from collections import Counter
-from pathlib import Path
 
 from cardzoo.seeds import figures
 
 from .charts import Bar, bar_chart
-from .report import Row, Section, Settings, section
-from .runner import Matchup, run
+from .report import Row, Section, Settings, load_result, play, section, wins
 from .stats import difference, paired, wilson
 
 ENV = "rope_team_v0"
 LEVELS = ("easy", "normal", "hard", "expert")
-RESULTS = Path(__file__).resolve().parent / "results"
 AGENTS = {"simple": "simple strategy", "random": "random legal"}
 # Learned agents (shipped policies; a missing one is left out of the report with a note).
 LEARNED = {"learned": "learned (PPO on the observation + the simple strategy's card values)",
@@ -42,21 +38,12 @@ def _available(agent: str) -> bool:
 
 
 def _play(settings: Settings, agent: str | tuple[str, ...], **options) -> list[dict]:
-    agents = [agent] if isinstance(agent, str) else list(agent)
-    return run(Matchup.of(ENV, agents, **options), settings.games, workers=settings.workers,
-               cache_dir=settings.cache, progress=settings.progress)
-
-
-def _wins(records: list[dict]) -> list[bool]:
-    return [r["outcome"] == "win" for r in records]
+    return play(settings, ENV, [agent] if isinstance(agent, str) else agent, **options)
 
 
 def load_ceiling(level: str) -> dict | None:
     """The oracle's share of winnable deals for a level, if its results file exists."""
-    path = RESULTS / f"rope_team_ceiling_{level}.json"
-    if not path.is_file():
-        return None
-    return json.loads(path.read_text())
+    return load_result(f"rope_team_ceiling_{level}")
 
 
 def _ceiling_row(level: str) -> Row | None:
@@ -82,12 +69,12 @@ def rope_team(settings: Settings) -> Section:
                             note="the rule document's simulation, simple strategy"))
         for agent in AGENTS:
             records[level, agent] = _play(settings, agent, level=level)
-            rate = wilson(sum(_wins(records[level, agent])), settings.games)
+            rate = wilson(sum(wins(records[level, agent])), settings.games)
             out.rows.append(Row("rope_team", level, agent, rate.rate, rate.low, rate.high, settings.games))
         for agent in LEARNED:
             if _available(agent):
                 records[level, agent] = _play(settings, agent, level=level)
-                rate = wilson(sum(_wins(records[level, agent])), settings.games)
+                rate = wilson(sum(wins(records[level, agent])), settings.games)
                 out.rows.append(Row("rope_team", level, agent, rate.rate, rate.low, rate.high, settings.games))
         ceiling = _ceiling_row(level)
         if ceiling is not None:
@@ -108,11 +95,11 @@ def rope_team(settings: Settings) -> Section:
 
     # Variant: two deals instead of three ("cost only a few games in 100").
     two = _play(settings, "simple", level="normal", max_deals=2)
-    two_rate = wilson(sum(_wins(two)), settings.games)
+    two_rate = wilson(sum(wins(two)), settings.games)
     out.rows.append(Row("rope_team", "normal, two deals", "simple", two_rate.rate, two_rate.low, two_rate.high,
                         settings.games))
-    two_cost = paired(_wins(records["normal", "simple"]), _wins(two))
-    vs_random = {level: paired(_wins(records[level, "simple"]), _wins(records[level, "random"])) for level in LEVELS}
+    two_cost = paired(wins(records["normal", "simple"]), wins(two))
+    vs_random = {level: paired(wins(records[level, "simple"]), wins(records[level, "random"])) for level in LEVELS}
 
     # Cross-play: independently trained partners, and mixed learned + simple teams (player_0 first).
     cross = {}
@@ -120,11 +107,11 @@ def rope_team(settings: Settings) -> Section:
         if all(_available(a) for a in pair):
             for level in CROSS_LEVELS:
                 recs = _play(settings, pair, level=level)
-                rate = wilson(sum(_wins(recs)), settings.games)
-                cross[pair, level] = (rate, paired(_wins(recs), _wins(records[level, "simple"])))
+                rate = wilson(sum(wins(recs)), settings.games)
+                cross[pair, level] = (rate, paired(wins(recs), wins(records[level, "simple"])))
                 out.rows.append(Row("rope_team", level, " + ".join(pair), rate.rate, rate.low, rate.high,
                                     settings.games, note="cross-play"))
-    learned_vs_simple = {(agent, level): paired(_wins(records[level, agent]), _wins(records[level, "simple"]))
+    learned_vs_simple = {(agent, level): paired(wins(records[level, agent]), wins(records[level, "simple"]))
                          for agent in LEARNED for level in LEVELS if (level, agent) in records}
 
     # Markdown.
@@ -165,10 +152,10 @@ def rope_team(settings: Settings) -> Section:
         "|---|---:|---:|---:|---:|",
     ]
     for level, causes, losses, by_deal, uncovered in notes:
-        wins = sum(by_deal.values()) or 1
+        won = sum(by_deal.values()) or 1
         lines.append(
             f"| {level} | {causes['fall']}/{losses} | {causes['out_of_deals']}/{settings.games} | "
-            f"{100 * by_deal[1] / wins:.0f}% / {100 * by_deal[2] / wins:.0f}% / {100 * by_deal[3] / wins:.0f}% | "
+            f"{100 * by_deal[1] / won:.0f}% / {100 * by_deal[2] / won:.0f}% / {100 * by_deal[3] / won:.0f}% | "
             f"{uncovered:.2f} of 8 |")
     lines += [
         "",

@@ -10,21 +10,17 @@ three, with loss causes (time / stuck), cards cleared, score and ticks used.
 
 from __future__ import annotations
 
-import json
 import statistics
 from collections import Counter
-from pathlib import Path
 
 from cardzoo.seeds import figures
 
 from .charts import Bar, bar_chart
-from .report import Row, Section, Settings, section
-from .runner import Matchup, run
+from .report import Row, Section, Settings, load_result, play, section, wins
 from .stats import Z95, paired, wilson
 
 ENV = "summit_rush_v0"
 GAME = "summit_rush"
-RESULTS = Path(__file__).resolve().parent / "results"
 AGENTS = {"simple": "simple strategy", "random": "random legal"}
 LEARNED = {"learned": "learned (MaskablePPO)"}
 TIMED = {"normal": {"level": "normal"}, "hard": {"level": "hard"}}
@@ -49,20 +45,12 @@ def _agents(options: dict) -> dict[str, str]:
 
 
 def _play(settings: Settings, agent: str, **options) -> list[dict]:
-    return run(Matchup.of(ENV, [agent], **options), settings.games, workers=settings.workers,
-               cache_dir=settings.cache, progress=settings.progress)
-
-
-def _wins(records: list[dict]) -> list[bool]:
-    return [r["outcome"] == "win" for r in records]
+    return play(settings, ENV, [agent], **options)
 
 
 def load_ceiling(variant: str) -> dict | None:
     """The oracle's results for a variant (untimed figure variants, or "normal"/"hard" timed), if computed."""
-    path = RESULTS / f"summit_rush_ceiling_{variant}.json"
-    if not path.is_file():
-        return None
-    return json.loads(path.read_text())
+    return load_result(f"summit_rush_ceiling_{variant}")
 
 
 def _ceiling_row(variant: str, data: dict | None) -> Row | None:
@@ -118,7 +106,7 @@ def summit_rush(settings: Settings) -> Section:
                                 note="the rule document's untimed simulation, its simple but careful strategy"))
         for agent in _agents(options):
             records[variant, agent] = recs = _play(settings, agent, **options)
-            rate = wilson(sum(_wins(recs)), len(recs))
+            rate = wilson(sum(wins(recs)), len(recs))
             out.rows.append(Row(GAME, variant, agent, rate.rate, rate.low, rate.high, len(recs)))
         ceiling = _ceiling_row(variant, ceilings[variant])
         if ceiling is not None:
@@ -131,10 +119,10 @@ def summit_rush(settings: Settings) -> Section:
             recs = records[level, agent]
             causes = Counter(r["outcome"] for r in recs)
             losses = len(recs) - causes["win"]
-            wins = [r for r in recs if r["outcome"] == "win"]
+            won = [r for r in recs if r["outcome"] == "win"]
             cleared = statistics.fmean(28 - r["peaks_left"] for r in recs)
-            score = statistics.fmean(r["score"] for r in wins) if wins else 0.0
-            ticks = statistics.median(r["ticks"] for r in wins) if wins else float("nan")
+            score = statistics.fmean(r["score"] for r in won) if won else 0.0
+            ticks = statistics.median(r["ticks"] for r in won) if won else float("nan")
             conflicts = sum(r["conflicts"] + r["bounced"] for r in recs)
             timed_notes[level, agent] = (causes, losses, cleared, score, ticks, conflicts)
             time_share = wilson(causes["time"], len(recs))
@@ -206,8 +194,8 @@ def summit_rush(settings: Settings) -> Section:
         lines += ["", f"On Hard the simple strategy loses {causes['time']} of its {losses} lost games on time: each "
                   "seat plays only its own pile's run, one card per tick, and waits when that run is empty, so the "
                   "team does not hurry; the document's figures are untimed and say nothing about this."]
-    vs_random = {v: paired(_wins(records[v, "simple"]), _wins(records[v, "random"])) for v in variants}
-    timed_cost = {lvl: paired(_wins(records[untimed, "simple"]), _wins(records[lvl, "simple"]))
+    vs_random = {v: paired(wins(records[v, "simple"]), wins(records[v, "random"])) for v in variants}
+    timed_cost = {lvl: paired(wins(records[untimed, "simple"]), wins(records[lvl, "simple"]))
                   for lvl, untimed in (("normal", "stock_12"), ("hard", "stock_10"))}
     lines += [
         "",
@@ -216,7 +204,7 @@ def summit_rush(settings: Settings) -> Section:
         "",
         "Simple strategy minus random, same deals: " + "; ".join(f"{v} {vs_random[v]}" for v in variants) + ".",
     ]
-    learned = {lvl: paired(_wins(records[lvl, "learned"]), _wins(records[lvl, "simple"]))
+    learned = {lvl: paired(wins(records[lvl, "learned"]), wins(records[lvl, "simple"]))
                for lvl in TIMED if (lvl, "learned") in records}
     if learned:
         lines += [
@@ -233,13 +221,12 @@ def summit_rush(settings: Settings) -> Section:
     mixed = []
     for lvl in learned:
         for pair in (("learned", "simple"), ("simple", "learned")):
-            recs = run(Matchup.of(ENV, list(pair), **TIMED[lvl]), settings.games, workers=settings.workers,
-                       cache_dir=settings.cache, progress=settings.progress)
-            rate = wilson(sum(_wins(recs)), len(recs))
+            recs = play(settings, ENV, pair, **TIMED[lvl])
+            rate = wilson(sum(wins(recs)), len(recs))
             out.rows.append(Row(GAME, lvl, " + ".join(pair), rate.rate, rate.low, rate.high, len(recs),
                                 note="cross-play"))
             mixed.append(f"{' + '.join(pair)} on {lvl}: {_cell(out.rows[-1])}, against simple + simple "
-                         f"{paired(_wins(recs), _wins(records[lvl, 'simple']))}")
+                         f"{paired(wins(recs), wins(records[lvl, 'simple']))}")
     if mixed:
         lines += ["", "Mixed teams (cross-play; `player_0` first): " + "; ".join(mixed) + "."]
     missing = [lvl for lvl in TIMED if (lvl, "learned") not in records]
