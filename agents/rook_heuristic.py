@@ -57,7 +57,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from cardzoo.envs.common.cards import SUIT_MASKS
+from cardzoo.envs.common.cards import SUIT_MASKS, cards_of
 from cardzoo.envs.rook.observer import LAYOUT
 from cardzoo.envs.rook.rules import (
     BID0,
@@ -107,13 +107,6 @@ _HIGH_CARDS = tuple(sum(1 << (s * 13 + r) for r in (9, 10, 11, 12)) for s in ran
 _ACES = tuple(1 << (s * 13 + 12) for s in range(4))
 
 
-def _bits_of(mask: int):
-    while mask:
-        low = mask & -mask
-        yield low.bit_length() - 1
-        mask ^= low
-
-
 def _index(bits: int, offset: int, size: int) -> int:
     """The position of the (single) set bit of a one-hot piece, or -1."""
     piece = bits >> offset & ((1 << size) - 1)
@@ -139,7 +132,7 @@ def _none_held(n_specific: int, pool: int, drawn: int) -> float:
 def trump_score(hand: int, suit: int) -> float:
     """How good a trump suit ``suit`` makes: length first, then high cards."""
     cards = hand & SUIT_MASKS[suit]
-    return cards.bit_count() + 0.35 * sum(max(0, _RANK[c] - 7) for c in _bits_of(cards))
+    return cards.bit_count() + 0.35 * sum(max(0, _RANK[c] - 7) for c in cards_of(cards))
 
 
 def best_trumps(hand: int) -> int:
@@ -152,7 +145,7 @@ def bid_features(hand: int, suit: int) -> tuple[float, ...]:
     trumps = hand & SUIT_MASKS[suit]
     rook = 1 if hand & ROOK_BIT else 0
     off_aces = sum(1 for s in range(4) if s != suit and hand & _ACES[s])
-    points = sum(POINTS[c] for c in _bits_of(hand & POINT_MASK))
+    points = sum(POINTS[c] for c in cards_of(hand & POINT_MASK))
     return (1.0, trumps.bit_count() + rook, (trumps & _HIGH_CARDS[suit]).bit_count(), rook, off_aces, points)
 
 
@@ -204,11 +197,11 @@ class RookHeuristic:
             if view.led >= 0:
                 return self._follow(view, legal)
             return self._lead(view, legal)
-        return next(_bits_of(legal))  # not reached: every phase is handled
+        return next(cards_of(legal))  # not reached: every phase is handled
 
     def _bid(self, bits: int, hand: int, legal: int) -> int:
         limit = bid_limit(hand)
-        lowest = next(a for a in _bits_of(legal) if a != PASS)
+        lowest = next(a for a in cards_of(legal) if a != PASS)
         amount = MIN_BID + (lowest - BID0) * BID_STEP
         if amount <= limit or not legal >> PASS & 1:
             return lowest
@@ -220,12 +213,12 @@ class RookHeuristic:
                 return 100.0 + view.keep(c)
             return view.keep(c) + 0.3 * (view.hand & SUIT_MASKS[c // 13]).bit_count() + 0.2 * POINTS[c]
 
-        return min(_bits_of(legal), key=lambda c: (keep(c), c))
+        return min(cards_of(legal), key=lambda c: (keep(c), c))
 
     def _draw(self, view: _View) -> int:
         if view.face_up < 0:
             return TAKE_HIDDEN  # not reached: a draw always has a face-up card
-        pool = list(_bits_of(view.unseen))
+        pool = list(cards_of(view.unseen))
         mean = sum(view.draw_value(c) for c in pool) / len(pool) if pool else 0.0
         return TAKE_UP if view.draw_value(view.face_up) >= mean else TAKE_HIDDEN
 
@@ -233,7 +226,7 @@ class RookHeuristic:
         led = view.led
         trumps = view.trumps
         best, best_score = -1, -float("inf")
-        for c in _bits_of(legal):
+        for c in cards_of(legal):
             stake = POINTS[led] + POINTS[c] + view.trick
             score = (stake if second_wins(led, c, trumps) else -stake) - view.keep(c)
             if score > best_score:
@@ -242,7 +235,7 @@ class RookHeuristic:
 
     def _lead(self, view: _View, legal: int) -> int:
         best, best_score = -1, -float("inf")
-        for c in _bits_of(legal):
+        for c in cards_of(legal):
             p = view.lead_wins(c)
             t = view.trick
             score = p * (POINTS[c] + t) - (1.0 - p) * (POINTS[c] + REPLY_POINTS + t) - view.keep(c)

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from cardzoo.envs.common.cards import FULL_MASK, SUIT_MASKS
+from cardzoo.envs.common.cards import FULL_MASK, SUIT_MASKS, cards_of
 from cardzoo.envs.rope_team.observer import LAYOUT
 from cardzoo.envs.rope_team.rules import RIDGE, STEPS
 
@@ -89,12 +89,7 @@ class RopeTeamSimple:
         trumps = _bit_index(bits >> _O["trumps"] & 0b11111) - 1
         ropes = _bit_index(bits >> _O["ropes"] & 0b11111)
         values = self._landing_values(coin, up, ropes)  # [me_wins][steps]
-        cards = []
-        x = legal
-        while x:
-            low = x & -x
-            cards.append(low.bit_length() - 1)
-            x ^= low
+        cards = cards_of(legal)
         if led:
             return self._follow(cards, _bit_index(led), trumps, values)
         unseen = FULL_MASK & ~(hand | played | self._ridge_cards(bits, up))

@@ -33,6 +33,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import permutations
 
+from ..common.cards import cards_of
+
 N_PEAKS = 28
 ROWS = (3, 6, 9, 10)
 ROW_START = (0, 3, 9, 18)
@@ -188,12 +190,7 @@ def new_game(config: Config, deck: Sequence[int], order_seed: int) -> State:
 
 def free_positions(s: State) -> list[int]:
     """Positions of the face-up (free) peak cards, lowest first."""
-    out, up = [], s.up
-    while up:
-        low = up & -up
-        out.append(low.bit_length() - 1)
-        up ^= low
-    return out
+    return cards_of(s.up)  # the same set-bit walk as for card masks
 
 
 def play_bits(s: State) -> int:
