@@ -7,8 +7,16 @@
 ``make_env(name, **options)`` builds one by name; ``replay(record)`` rebuilds a saved game move by move.
 """
 
-from .common.errors import CardzooError, DeckError, GameOverError, IllegalActionError, OptionError
+from .common.errors import (
+    CardzooError,
+    DeckError,
+    GameOverError,
+    IllegalActionError,
+    IllegalActionWarning,
+    OptionError,
+    RecordError,
+)
 from .common.record import make_env, replay, save
 
-__all__ = ["CardzooError", "DeckError", "GameOverError", "IllegalActionError", "OptionError", "make_env",
-           "replay", "save"]
+__all__ = ["CardzooError", "DeckError", "GameOverError", "IllegalActionError", "IllegalActionWarning", "OptionError",
+           "RecordError", "make_env", "replay", "save"]

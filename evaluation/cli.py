@@ -41,7 +41,7 @@ def play(args: argparse.Namespace) -> None:
 
     name = _env_name(args.game)
     options = _options(args.option)
-    env = make_env(name, render_mode="ansi", **options)
+    env = make_env(name, **{"illegal_action": "raise", **options, "render_mode": "ansi"})
     agents = {}
     for i, agent_id in enumerate(env.possible_agents):
         agent_name = args.agents[i % len(args.agents)]

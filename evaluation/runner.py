@@ -70,7 +70,8 @@ class _Worker:
     def __init__(self, matchup: Matchup):
         self.matchup = matchup
         self.options = dict(matchup.options)
-        self.env = make_env(matchup.env, **self.options)
+        # Strict: an agent's illegal move is a bug to report, not a game to count as lost.
+        self.env = make_env(matchup.env, **{"illegal_action": "raise", **self.options})
         seats = self.env.possible_agents
         self.agents = [make_agent(matchup.agents[i % len(matchup.agents)], matchup.env) for i in range(len(seats))]
         self.fast = FAST_LOOPS.get(matchup.env) if all(hasattr(a, "act_bits") for a in self.agents) else None

@@ -61,8 +61,8 @@ def test_simple_agent_stops_on_face_down_cards():
     # position 2, which we turn face up by hand.
     env = rope_team_v0.raw_env(level="hard")
     env.reset(seed=0, options={"deck": build_deck([], ["KS"], ["9S", "2S"], no_suits1="CDH")})
-    env.state.up[2] = True
-    env.state.uncovered = 1
+    env.game.up[2] = True
+    env.game.uncovered = 1
     env.step(STANDARD_CARDS["KS"])
     obs = env.observe("player_1")
     assert RopeTeamSimple().act(obs["observation"], obs["action_mask"]) == STANDARD_CARDS["9S"]

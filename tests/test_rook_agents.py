@@ -168,8 +168,8 @@ def _bidding(hand: tuple[str, ...], raise_to: int = 140) -> tuple[list[int], rul
     env = rook_v0.raw_env(rounds=1)
     env.reset(seed=0, options={"deck": build_deck(hand0=hand)})
     agent, bids = RookHeuristic(), []
-    while env.state.phase == rules.BID:
-        s = env.state
+    while env.game.phase == rules.BID:
+        s = env.game
         if s.to_move == 0:
             obs = env.observe("player_0")
             action = agent.act(obs["observation"], obs["action_mask"])
@@ -178,7 +178,7 @@ def _bidding(hand: tuple[str, ...], raise_to: int = 140) -> tuple[list[int], rul
         else:
             action = rules.bid_action(s.high_bid + 5) if s.high_bid + 5 <= raise_to else rules.PASS
         env.step(action)
-    return bids, env.state
+    return bids, env.game
 
 
 def test_bidding_stops_at_the_hand_strength_limit():
@@ -203,13 +203,13 @@ def test_trumps_and_discards():
     env = rook_v0.raw_env(rounds=1)
     env.reset(seed=0, options={"deck": build_deck(nest=("7C", "KD", "JH"), hand0=hand)})
     agent = RookHeuristic()
-    while env.state.phase in (rules.BID, rules.TRUMP, rules.DISCARD):
-        if env.state.to_move == 0:
+    while env.game.phase in (rules.BID, rules.TRUMP, rules.DISCARD):
+        if env.game.to_move == 0:
             obs = env.observe("player_0")
             env.step(agent.act(obs["observation"], obs["action_mask"]))
         else:
             env.step(rules.PASS)
-    s = env.state
+    s = env.game
     assert s.bidder == 0 and s.trumps == 3 and s.discards.bit_count() == 3
     assert not s.discards & (rules.POINT_MASK | mask(*hand[:6]))  # no points, no trumps
     assert s.discards & mask("7C", "9C") == mask("7C", "9C")  # the short clubs go: a void to trump later

@@ -10,7 +10,16 @@ import numpy as np
 import pytest
 from pettingzoo.test import api_test, render_test, seed_test
 
-from cardzoo.envs import DeckError, GameOverError, IllegalActionError, OptionError, replay, rook_v0, save
+from cardzoo.envs import (
+    DeckError,
+    GameOverError,
+    IllegalActionError,
+    IllegalActionWarning,
+    OptionError,
+    replay,
+    rook_v0,
+    save,
+)
 from cardzoo.envs.common.options import UnknownResetOptionWarning
 from cardzoo.envs.rook import rules
 from cardzoo.envs.rook.observer import LAYOUT, describe
@@ -136,7 +145,7 @@ def test_no_hidden_card_in_any_observation():
     env.reset(seed=11)
     rng = np.random.default_rng(0)
     for _ in range(120):
-        s = env.state
+        s = env.game
         for seat, agent in enumerate(env.possible_agents):
             view = describe(env.observe(agent)["observation"])
             hidden = (s.hands[1 - seat] & ~s.known[1 - seat]) | s.pile_mask()
@@ -149,7 +158,7 @@ def test_no_hidden_card_in_any_observation():
 
 
 def test_illegal_action_raises_names_alternatives_and_changes_nothing():
-    env = rook_v0.env()
+    env = rook_v0.env(illegal_action="raise")
     env.reset(seed=0)
     record = env.unwrapped.game_record()
     obs = env.observe("player_0")["observation"].copy()
@@ -169,7 +178,7 @@ def test_illegal_action_raises_names_alternatives_and_changes_nothing():
 
 def test_illegal_card_messages():
     deck = build_deck(nest=["4D", "6D", "7D"], hand0=["KS", "5H"], hand1=["4S", "XR"])
-    env = rook_v0.env()
+    env = rook_v0.env(illegal_action="raise")
     env.reset(seed=0, options={"deck": deck})
     for a in (bid_action(50), PASS, TRUMP0 + 2):
         env.step(a)
@@ -185,13 +194,16 @@ def test_illegal_card_messages():
         env.step(c("AS"))
 
 
-def test_penalize_mode_ends_game_zero_sum():
-    env = rook_v0.env(illegal_action="penalize")
+@pytest.mark.parametrize("rounds,penalty", [(None, -1.0), (1, -280.0)])
+def test_illegal_move_by_default_ends_game_with_penalty_to_the_mover(rounds, penalty):
+    env = rook_v0.env(rounds=rounds)
     env.reset(seed=0)
-    env.step(PASS)  # illegal: the opening bid is compulsory
-    assert env.unwrapped.rewards == {"player_0": -1.0, "player_1": 1.0}
+    with pytest.warns(IllegalActionWarning, match="opening bid is compulsory"):
+        env.step(PASS)  # illegal: the opening bid is compulsory
+    assert env.unwrapped.rewards == {"player_0": penalty, "player_1": 0.0}
     assert all(env.unwrapped.terminations.values())
     assert env.unwrapped.infos["player_0"]["outcome"] == "illegal"
+    assert env.unwrapped.game_record()["actions"] == [PASS]
 
 
 def test_step_after_end_raises():
@@ -219,7 +231,7 @@ def test_bad_deck_raises_and_keeps_previous_game(deck, match):
     before = env.game_record()
     with pytest.raises(DeckError, match=match):
         env.reset(options={"deck": deck})
-    assert env.game_record() == before and env.state.high_bid == 55
+    assert env.game_record() == before and env.game.high_bid == 55
 
 
 def test_bad_options():
@@ -248,7 +260,7 @@ def test_deck_option_maps_to_nest_hands_and_pile():
     deck = build_deck(nest=["XR", "AH", "4C"], hand0=["KS"], hand1=["JD"], pile=["9C", "8C"])
     env = rook_v0.raw_env()
     env.reset(seed=0, options={"deck": deck, "dealer": "player_0"})
-    s = env.state
+    s = env.game
     assert describe(env.observe("player_0")["observation"])["hand"] == sorted(deck[3:14], key=c)
     assert describe(env.observe("player_1")["observation"])["hand"] == sorted(deck[14:25], key=c)
     assert s.nest == sum(1 << c(n) for n in deck[:3]) and s.pile[0] == c("9C")
@@ -275,7 +287,7 @@ env.reset(seed=123)
 rng = np.random.default_rng(0)
 while not any(env.terminations.values()):
     env.step(int(rng.choice(np.flatnonzero(env.observe(env.agent_selection)["action_mask"]))))
-print(json.dumps([env.game_record()["actions"], env.state.totals]))
+print(json.dumps([env.game_record()["actions"], env.game.totals]))
 """
 
 
@@ -300,7 +312,7 @@ def test_game_record_replays_to_identical_state(tmp_path):
         for agent in env.possible_agents:
             for key in ("observation", "action_mask"):
                 assert np.array_equal(again.observe(agent)[key], env.observe(agent)[key])
-        assert again.unwrapped.state.totals == env.unwrapped.state.totals
+        assert again.unwrapped.game.totals == env.unwrapped.game.totals
 
 
 def test_single_round_reward_is_point_difference():
@@ -341,11 +353,11 @@ def test_totals_reset_option_and_game_end_through_env():
         obs = describe(env.observe("player_0")["observation"])
         assert obs["total_self"] == 495 and obs["total_opp"] == -495
         rng = np.random.default_rng(seed)
-        while env.state.round_no == 1 and not env.state.done:
+        while env.game.round_no == 1 and not env.game.done:
             env.step(int(rng.choice(np.flatnonzero(env.observe(env.agent_selection)["action_mask"]))))
-        first = env.state.history[0]
+        first = env.game.history[0]
         reached = max(first["totals"]) >= 500 or first["totals"][first["bidder"]] <= -500
-        assert env.state.done == reached
+        assert env.game.done == reached
         if reached:
             info = env.infos["player_0"]
             winner = info["winner"]
@@ -388,7 +400,7 @@ def test_env_mask_equals_rules_legal_actions_through_a_game():
     while not all(env.terminations.values()):
         seat = env.possible_agents.index(env.agent_selection)
         mask = env.observe(env.agent_selection)["action_mask"]
-        legal = rules.legal_actions(env.state)
+        legal = rules.legal_actions(env.game)
         assert [int(a) for a in np.flatnonzero(mask)] == [a for a in range(79) if legal >> a & 1]
         assert not env.observe(env.possible_agents[1 - seat])["action_mask"].any()
         env.step(int(rng.choice(np.flatnonzero(mask))))

@@ -88,7 +88,7 @@ def test_no_hidden_card_in_observation():
     env = rope_team_v0.raw_env()
     env.reset(seed=11)
     for _ in range(9):
-        s = env.state
+        s = env.game
         for seat, agent in enumerate(env.possible_agents):
             view = describe(env.observe(agent)["observation"])
             hidden = {CARD_NAMES[c] for c in range(52) if s.hands[1 - seat] >> c & 1 or s.aside >> c & 1}
@@ -104,7 +104,7 @@ def test_open_hands_shows_partner():
     env.reset(seed=5)
     view = describe(env.observe("player_0")["observation"])
     assert view["open_hands"] and view["partner_hand"] == [CARD_NAMES[c] for c in range(52)
-                                                           if env.state.hands[1] >> c & 1]
+                                                           if env.game.hands[1] >> c & 1]
 
 
 def test_mask_only_for_player_to_move():
@@ -117,7 +117,7 @@ def test_mask_only_for_player_to_move():
 
 def test_illegal_card_raises_and_state_unchanged():
     deck = build_deck([], ["AH"], ["2H", "KS"])
-    env = rope_team_v0.env()
+    env = rope_team_v0.env(illegal_action="raise")
     env.reset(seed=0, options={"deck": deck})
     before = env.unwrapped.game_record()
     with pytest.raises(IllegalActionError, match="not in their hand"):
@@ -133,7 +133,7 @@ def test_illegal_card_raises_and_state_unchanged():
     assert np.array_equal(env.observe("player_1")["observation"], obs_before)
     assert env.unwrapped.game_record()["actions"] == before["actions"] + [STANDARD_CARDS["AH"]]
     env.step(np.int64(STANDARD_CARDS["2H"]))  # numpy integers are fine
-    assert env.unwrapped.state.trick_no == 1
+    assert env.unwrapped.game.trick_no == 1
 
 
 def test_penalize_mode():
@@ -210,7 +210,7 @@ def test_deck_mapping():
     deck = build_deck([], [], [])
     env = rope_team_v0.raw_env()
     env.reset(options={"deck": deck})
-    s = env.state
+    s = env.game
     ids = [STANDARD_CARDS[n] for n in deck]
     assert s.ridge == ids[:9]
     assert s.hands[0] == sum(1 << c for c in ids[9:22]) and s.hands[1] == sum(1 << c for c in ids[22:35])
@@ -220,7 +220,7 @@ def test_deck_mapping():
 def test_dealer_option():
     env = rope_team_v0.raw_env()
     env.reset(seed=0, options={"dealer": "player_0"})
-    assert env.agent_selection == "player_1" and env.state.dealer == 0
+    assert env.agent_selection == "player_1" and env.game.dealer == 0
     env.reset(seed=0)
     assert env.agent_selection == "player_0"
 
@@ -284,7 +284,7 @@ def test_seedless_resets_continue_a_stream():
     b.reset(seed=9)
     a.reset()
     b.reset()
-    assert a.game_record()["seed"] == b.game_record()["seed"] and a.state.hands == b.state.hands
+    assert a.game_record()["seed"] == b.game_record()["seed"] and a.game.hands == b.game.hands
 
 
 def test_replay(tmp_path):
@@ -295,7 +295,7 @@ def test_replay(tmp_path):
     path = tmp_path / "game.json"
     save(env, path)
     again = replay(path)
-    s, t = env.unwrapped.state, again.unwrapped.state
+    s, t = env.unwrapped.game, again.unwrapped.game
     assert (s.ridge, s.up, s.coin, s.trumps, s.ropes, s.deal, s.hands, s.outcome) == \
            (t.ridge, t.up, t.coin, t.trumps, t.ropes, t.deal, t.hands, t.outcome)
     # A seedless game records the seed it drew, so it replays too.
@@ -303,7 +303,7 @@ def test_replay(tmp_path):
     fresh.reset()
     fresh.step(int(np.flatnonzero(fresh.observe(fresh.agent_selection)["action_mask"])[0]))
     copy = replay(fresh.unwrapped.game_record())
-    assert copy.unwrapped.state.hands == fresh.unwrapped.state.hands
+    assert copy.unwrapped.game.hands == fresh.unwrapped.game.hands
 
 
 def test_replay_with_deck():
@@ -313,14 +313,14 @@ def test_replay_with_deck():
     for move in ["KS", "9S", "9C", "4C"]:
         env.step(STANDARD_CARDS[move])
     again = replay(env.unwrapped.game_record())
-    assert again.unwrapped.state.coin == 0 and again.unwrapped.state.up == env.unwrapped.state.up
+    assert again.unwrapped.game.coin == 0 and again.unwrapped.game.up == env.unwrapped.game.up
 
 
 def test_render_text_hides_what_the_viewer_cannot_see():
     env = rope_team_v0.env(render_mode="ansi", render_viewer="player_0")
     env.reset(seed=13)
     text = env.render()
-    s = env.unwrapped.state
+    s = env.unwrapped.game
     assert "??" in text and "ropes left: 1" in text and "hand of player_1: 13 cards, hidden" in text
     from cardzoo.envs.common.cards import card_pretty
 

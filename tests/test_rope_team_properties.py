@@ -62,7 +62,7 @@ def test_env_mask_equals_legal_plays(seed, level, open_hands, data):
     env = rope_team_v0.raw_env(level=level, open_hands=open_hands)
     env.reset(seed=seed)
     while env.agents and not env.terminations[env.agent_selection]:
-        s = env.state
+        s = env.game
         obs = env.observe(env.agent_selection)
         assert np.array_equal(obs["action_mask"], mask_to_bits(sum(1 << c for c in naive_legal(s))))
         hand = obs["observation"][:52]
@@ -108,18 +108,18 @@ def test_leak_resampling(seed, viewer, data):
     deck = [CARD_NAMES[c] for c in rules.shuffled_deck(rng)]
     env = rope_team_v0.raw_env(level="easy")
     env.reset(seed=seed, options={"deck": deck})
-    start = env.state.copy()
+    start = env.game.copy()
     partner = 1 - viewer
     actions, voids = [], set()
-    while env.state.outcome is None and len(actions) < 25:  # 25: the deal is not over, nothing reshuffled
+    while env.game.outcome is None and len(actions) < 25:  # 25: the deal is not over, nothing reshuffled
         legal = list(np.flatnonzero(env.observe(env.agent_selection)["action_mask"]))
         action = int(data.draw(st.sampled_from(legal)))
-        s = env.state
+        s = env.game
         if s.to_move == partner and s.led is not None and action // 13 != s.led // 13:
             voids.add(s.led // 13)
         actions.append(action)
         env.step(action)
-    end = env.state
+    end = env.game
     partner_unplayed = start.hands[partner] & ~end.played[partner]
     cards, slots = _unseen_and_slots(end, viewer, partner_unplayed)
     n_partner = partner_unplayed.bit_count()

@@ -31,8 +31,8 @@ def random_game(env, seed: int, policy_seed: int = 0):
     return infos, ticks, rewards
 
 
-def example_env():
-    env = summit_rush_v0.parallel_env(render_mode="ansi")
+def example_env(**options):
+    env = summit_rush_v0.parallel_env(render_mode="ansi", **options)
     obs, infos = env.reset(seed=3, options={"deck": EXAMPLE_DECK})
     return env, obs
 
@@ -236,18 +236,30 @@ def test_observations_identical_but_for_the_seat():
         obs, *_ = env.step({a: int(np.flatnonzero(obs[a]["action_mask"])[0]) for a in env.agents})
 
 
-def test_state_is_the_public_table():
+def test_state_is_the_public_table_and_the_hidden_cards():
     env = summit_rush_v0.parallel_env()
     with pytest.raises(GameOverError):
         env.state()
     obs, _ = env.reset(seed=2)
     state = env.state()
     assert env.state_space.contains(state)
+    parts = env.observer.state_layout.split(state)
     seat = env.observer.layout["seat"]
-    assert not state[seat].any()
     expected = obs["player_0"]["observation"].copy()
     expected[seat] = 0
-    assert np.array_equal(state, expected)
+    assert np.array_equal(parts["table"], expected)
+    s = env.game
+    for pos in range(rules.N_PEAKS):  # every face-down card, by rank and suit, and nothing at other positions
+        ranks, suits = parts["down_rank"][13 * pos:13 * pos + 13], parts["down_suit"][4 * pos:4 * pos + 4]
+        if s.up >> pos & 1:
+            assert not ranks.any() and not suits.any()
+        else:
+            assert np.flatnonzero(ranks).tolist() == [s.peaks[pos] % 13]
+            assert np.flatnonzero(suits).tolist() == [s.peaks[pos] // 13]
+    for p in range(2):
+        nxt = parts["stock_next"][17 * p:17 * p + 17]
+        assert np.flatnonzero(nxt).tolist() == [s.stock_card(p) % 13, 13 + s.stock_card(p) // 13]
+        assert sorted(np.flatnonzero(parts["stock_cards"][52 * p:52 * p + 52])) == sorted(s.stocks[p][1:])
 
 
 def test_action_names_and_legal_actions():
@@ -272,7 +284,7 @@ def test_wait_is_always_legal_and_turn_only_with_stock():
 
 
 def test_illegal_action_raises_names_everything_and_changes_nothing():
-    env, obs = example_env()
+    env, obs = example_env(illegal_action="raise")
     before = env.game.copy()
     record = env.game_record()
     face_down = 0 * 2  # position 0 is face down
@@ -356,7 +368,7 @@ def test_penalize_and_wait_modes():
 
 
 def test_aec_form_rejects_an_illegal_action_at_once():
-    env = summit_rush_v0.env()
+    env = summit_rush_v0.env(illegal_action="raise")
     env.reset(seed=0)
     assert env.agent_selection == "player_0"
     with pytest.raises(IllegalActionError, match="player_0 cannot play action 0"):
@@ -413,7 +425,7 @@ def test_replay_parallel_record(tmp_path):
     save(env, path)
     record = json.loads(path.read_text())
     assert record["kind"] == "parallel" and record["env"] == "summit_rush_v0" and len(record["actions"]) == ticks
-    assert record["options"] == {"level": "hard", "wrap": False}
+    assert record["options"] == {"level": "hard", "wrap": False, "illegal_action": "penalize"}
     again = replay(path)
     assert again.game.piles == env.game.piles and again.game.outcome == env.game.outcome
     assert again.outcome_info == infos["player_0"]

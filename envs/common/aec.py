@@ -6,20 +6,29 @@ seat to move, legal mask, apply, observe, outcome). This class turns those into 
 Seeding. ``reset(seed=s)`` plays the game whose seed is ``s``; ``reset()`` without a seed plays the next game of
 a stream seeded by the last explicit seed (or by fresh entropy). Every game therefore has one integer seed of its
 own, which ``game_record()`` stores so that :func:`cardzoo.envs.replay` can rebuild it exactly.
+
+Illegal moves follow PettingZoo's classic-game convention by default (``illegal_action="penalize"``): an in-range
+action the mask forbids ends the game with a penalty and an :class:`IllegalActionWarning`, and the record keeps
+the move, so a replay ends the same way. ``illegal_action="raise"`` is the strict mode: the move raises
+:class:`IllegalActionError` and changes nothing. A value that is not an action at all always raises.
+
+The game's state lives in ``self.game`` (``None`` before the first reset); ``state()`` is PettingZoo's global
+state vector for centralised critics.
 """
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
 from pettingzoo import AECEnv
 
-from .errors import GameOverError, IllegalActionError
-from .options import one_of
+from .errors import GameOverError, IllegalActionError, IllegalActionWarning, OptionError
+from .options import one_of, plain, seed_value
 from .render import show
 
-ILLEGAL_ACTION_MODES = ("raise", "penalize")
+ILLEGAL_ACTION_MODES = ("penalize", "raise")
 
 
 class CardGameAEC(AECEnv):
@@ -33,12 +42,13 @@ class CardGameAEC(AECEnv):
         super().__init__()
         self.agents = []
         self.render_mode = one_of("render_mode", options.get("render_mode"), [None, *self.metadata["render_modes"]])
-        self.illegal_action = one_of("illegal_action", options.get("illegal_action", "raise"), ILLEGAL_ACTION_MODES)
+        self.illegal_action = one_of("illegal_action", options.get("illegal_action", "penalize"),
+                                     ILLEGAL_ACTION_MODES)
         self.render_viewer = options.get("render_viewer")
         if self.render_viewer is not None:
             one_of("render_viewer", self.render_viewer, self.possible_agents)
-        self._options = dict(options)
-        self.state = None
+        self._options = plain(options)
+        self.game = None
         self._seed_stream = np.random.default_rng()
         self._record: dict[str, Any] | None = None
         self._agent_index = {a: i for i, a in enumerate(self.possible_agents)}
@@ -64,6 +74,10 @@ class CardGameAEC(AECEnv):
         raise NotImplementedError
 
     def _observation(self, seat: int) -> np.ndarray:
+        raise NotImplementedError
+
+    def _state_vector(self) -> np.ndarray:
+        """The global state (see ``state()``), laid out as ``state_space`` says."""
         raise NotImplementedError
 
     def _is_over(self) -> bool:
@@ -97,18 +111,27 @@ class CardGameAEC(AECEnv):
         return self.action_spaces[agent]
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        reset_options = dict(options or {})
-        if seed is None:
-            seed = int(self._seed_stream.integers(2**63))
-        else:
-            seed = int(seed)
+        if options is not None and not isinstance(options, dict):
+            raise OptionError(f"reset options must be a dict, got {type(options).__name__}")
+        # A copy of the caller's data: the record must not change when the caller reuses its deck list.
+        reset_options = plain(options or {})
+        if seed is not None:
+            seed = seed_value(seed)
+        # Check and deal before touching any bookkeeping, so a bad seed or deck leaves the previous game intact.
+        stream_state = self._seed_stream.bit_generator.state
+        game_seed = int(self._seed_stream.integers(2**63)) if seed is None else seed
+        try:
+            game = self._deal(np.random.default_rng(game_seed), reset_options)
+        except Exception:
+            self._seed_stream.bit_generator.state = stream_state  # the failed reset did not happen
+            raise
+        if seed is not None:
             self._seed_stream = np.random.default_rng([seed, 0x5EED])
-        # Check and deal before touching any bookkeeping, so a bad deck leaves the previous game intact.
-        self.state = self._deal(np.random.default_rng(seed), reset_options)
+        self.game = game
         self._record = {
             "env": self.env_name,
             "options": self._game_options(),
-            "seed": seed,
+            "seed": game_seed,
             "reset_options": reset_options,
             "actions": [],
         }
@@ -123,6 +146,8 @@ class CardGameAEC(AECEnv):
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self._agent_index[agent]
+        if self.game is None:
+            raise GameOverError("observe() before reset(): call reset() to start a game")
         if not self._is_over() and seat == self._seat_to_move():
             mask = self._legal_mask()
         else:
@@ -130,6 +155,8 @@ class CardGameAEC(AECEnv):
         return {"observation": self._observation(seat), "action_mask": mask}
 
     def step(self, action) -> None:
+        if self.game is None:
+            raise GameOverError("step() before reset(): call reset() to start a game")
         if not self.agents:
             raise GameOverError("the game is over and every agent has been removed; call reset() to play again")
         agent = self.agent_selection
@@ -141,14 +168,18 @@ class CardGameAEC(AECEnv):
                 )
             self._was_dead_step(action)
             return
-        action = self._check_action(agent, action)
+        action, legal = self._check_action(agent, action)
         seat = self._agent_index[agent]
-        if action is None:  # illegal, penalised
+        self._record["actions"].append(action)  # an illegal move too: a replay must end the same way
+        if not legal:
+            warnings.warn(f"{agent} made an illegal move ({action}: {self.action_name(action)}, "
+                          f"{self._why_illegal(action)}); the game ends with the penalty. Read obs['action_mask'] "
+                          "for the legal moves, or use illegal_action='raise' to get an error instead.",
+                          IllegalActionWarning, stacklevel=2)
             step_rewards = self._illegal_rewards(seat)
             self.outcome_info = {"outcome": "illegal", "illegal_by": agent}
             finished = True
         else:
-            self._record["actions"].append(action)
             step_rewards = self._apply(action)
             finished = self._is_over()
             if finished:
@@ -164,8 +195,9 @@ class CardGameAEC(AECEnv):
             self.agent_selection = self.possible_agents[self._seat_to_move()]
         self._accumulate_rewards()
 
-    def _check_action(self, agent: str, action) -> int | None:
-        """The action as an int if legal; ``None`` if illegal under "penalize"; raises otherwise."""
+    def _check_action(self, agent: str, action) -> tuple[int, bool]:
+        """The action as an int and whether it is legal; raises for a value that is not an action, and for an
+        illegal one under ``illegal_action="raise"``."""
         n = self.action_spaces[agent].n
         if action is None:
             raise IllegalActionError(f"{agent} is to move and must choose an action; None is only for agents "
@@ -179,9 +211,9 @@ class CardGameAEC(AECEnv):
         if not 0 <= action < n:
             raise IllegalActionError(f"{agent}'s action {action} is out of range 0..{n - 1}")
         if self._is_legal(action):
-            return action
+            return action, True
         if self.illegal_action == "penalize":
-            return None
+            return action, False
         mask = self._legal_mask()
         legal = [f"{a} ({self.action_name(a)})" for a in np.flatnonzero(mask)]
         raise IllegalActionError(
@@ -191,22 +223,30 @@ class CardGameAEC(AECEnv):
 
     # ----------------------------------------------------------------- records and helpers
     def _game_options(self) -> dict[str, Any]:
-        return {k: v for k, v in self._options.items() if k not in ("render_mode",)}
+        # The effective illegal-move mode is recorded even when it was the default, so a replay under a later
+        # default still ends the same way.
+        return {**{k: v for k, v in self._options.items() if k != "render_mode"},
+                "illegal_action": self.illegal_action}
 
     def game_record(self) -> dict[str, Any]:
-        """The game so far as plain JSON-ready data: env name, options, seed, reset options and actions."""
+        """The game so far as plain JSON-ready data (a copy): env name, options, seed, reset options, actions."""
         if self._record is None:
             raise GameOverError("no game has been started; call reset() first")
-        record = dict(self._record)
-        record["actions"] = list(record["actions"])
-        return record
+        return plain(self._record)
+
+    def state(self) -> np.ndarray:
+        """The global state for centralised critics (``state_space``): every player's observation followed by the
+        cards no player sees. It holds hidden information, so it is for training critics, never for acting."""
+        if self.game is None:
+            raise GameOverError("state() before reset(): call reset() to start a game")
+        return self._state_vector()
 
     def render(self):
         """The table as ``render_viewer`` (default: the player to move) sees it: text, printed text or an image."""
         def viewer() -> int:
             return self.possible_agents.index(self.render_viewer) if self.render_viewer else self._seat_to_move()
 
-        return show(self.render_mode, self.state is not None, lambda: self._render_text(viewer()),
+        return show(self.render_mode, self.game is not None, lambda: self._render_text(viewer()),
                     lambda: self._render_image(viewer()))
 
     def close(self) -> None:

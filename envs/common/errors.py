@@ -23,3 +23,11 @@ class OptionError(CardzooError, ValueError):
 
 class GameOverError(CardzooError, RuntimeError):
     """A step after the game has ended (or before the first ``reset``)."""
+
+
+class RecordError(CardzooError, ValueError):
+    """A game record (or a file holding one) that cannot be replayed: missing keys, wrong kinds, tampered moves."""
+
+
+class IllegalActionWarning(UserWarning):
+    """An illegal move under ``illegal_action="penalize"``: the game ended with the penalty (PettingZoo's way)."""

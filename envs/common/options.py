@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import difflib
+import math
 import warnings
 from collections.abc import Collection, Mapping
 from typing import Any
+
+import numpy as np
 
 from .errors import OptionError
 
@@ -65,14 +68,46 @@ def int_in(name: str, value: Any, low: int, high: int) -> int:
 
 
 def flag(name: str, value: Any) -> bool:
-    if not isinstance(value, (bool,)) and type(value).__name__ != "bool_":
+    if not isinstance(value, (bool, np.bool_)):
         raise OptionError(f"option {name} must be True or False, got {value!r}")
     return bool(value)
 
 
 def number(name: str, value: Any, low: float = float("-inf"), high: float = float("inf")) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
+    """A finite real number in ``low..high`` (NaN and infinities are refused: records must stay plain JSON)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
         raise OptionError(f"option {name} must be a number, got {value!r}")
-    if not low <= value <= high:
+    value = float(value)
+    if not math.isfinite(value) or not low <= value <= high:
         raise OptionError(f"option {name}={value} is out of range {low}..{high}")
-    return float(value)
+    return value
+
+
+def seed_value(seed: Any) -> int:
+    """A game seed: a non-negative integer (Python or numpy). Anything else would be silently converted by numpy
+    (``1.5`` plays seed 1, ``"5"`` is refused with numpy's own message), so it is refused here by name."""
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
+        raise OptionError(f"seed must be a non-negative integer or None, got {seed!r} ({type(seed).__name__})")
+    if seed < 0:
+        raise OptionError(f"seed must be a non-negative integer or None, got {seed}")
+    return int(seed)
+
+
+def plain(value: Any) -> Any:
+    """``value`` as plain JSON data, copied: numpy scalars become Python numbers, tuples and arrays lists, dicts
+    are copied key by key. Records hold only such copies, so a caller changing its deck list later cannot change a
+    recorded game, and ``json.dumps`` never meets an ``int64``."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        value = float(value)
+        if not math.isfinite(value):
+            raise OptionError(f"{value} cannot be recorded: only finite numbers are allowed")
+        return value
+    if isinstance(value, Mapping):
+        return {str(k): plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, np.ndarray)):
+        return [plain(v) for v in value]
+    return value

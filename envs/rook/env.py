@@ -72,13 +72,20 @@ The points pieces count the cards in tricks won so far; the 20 for most tricks (
 had to discard, see the rulings) are added when the round is scored. Which cards a trick holds, and who led it, is
 not kept beyond ``played_self``/``played_opp`` and the current ``led``.
 
+State: ``state()`` is the global state for centralised critics, ``state_space`` a ``Box(0, 1, (1536,), int8)``:
+player_0's observation, player_1's observation, then the hidden cards: the Nest while set aside, the discards, the
+face-down draw pile and its top card (53 entries each; ``STATE_LAYOUT`` in the observer has the slices). It holds
+hidden cards: train critics on it, never act on it.
+
 Rewards (zero-sum):
     whole game (default, ``rounds=None``): +1 to the winner and -1 to the loser on the step that ends the game,
         0 on every other step.
     ``rounds=k``: at the end of every round, each player gets her own change of running total minus the
         opponent's (e.g. bidder made 80, opponent 60: +20 / -20; bidder set at 100 with 60, opponent 80:
         -180 / +180). The episode ends after ``k`` rounds, or earlier if the game ends.
-    ``illegal_action="penalize"``: -1 to the offender, +1 to the opponent, and the episode ends.
+    an illegal move (the default ``illegal_action="penalize"``): the episode ends at once with -1 to the mover
+        and 0 to the opponent (PettingZoo's classic-game convention); with ``rounds=k`` the mover gets -280
+        instead, the worst change a round can bring, so an illegal move never pays better than a legal one.
 
 Info: when a round ends (and the game goes on) both agents' info is ``{"last_round": summary}``; at the end it
 holds ``outcome`` ("win": a total reached ``target_score``; "bidder_fell": a set bidder's total fell to
@@ -93,8 +100,9 @@ Options (keyword arguments; unknown names raise ``OptionError``):
 
     target_score   50..1000, default 500: reaching it wins; a set bidder falling to -target_score loses
     rounds         None (default: play the whole game) or 1..1000 rounds per episode (1: single-round episodes)
-    illegal_action "raise" (default): an illegal action raises IllegalActionError and changes nothing;
-                   "penalize": it ends the game, -1 to the offender and +1 to the opponent
+    illegal_action "penalize" (default): an in-range action the mask forbids ends the game with the penalty
+                   above and an IllegalActionWarning (PettingZoo's classic-game convention); the record keeps it;
+                   "raise": it raises IllegalActionError and changes nothing (the strict mode)
     render_mode    "ansi", "human" or "rgb_array"
     render_viewer  "player_0"/"player_1": whose view is rendered; default the player to move
 
@@ -114,7 +122,10 @@ Same seed, same options and same actions give the same game, also across process
 ``cardzoo.envs.replay`` save and rebuild a game.
 
 Version history:
-    v0: first release.
+    v0 (cardzoo 0.2): illegal moves follow PettingZoo's classic-game convention by default
+        (``illegal_action="penalize"``; before, "raise" was the default); ``state()`` and ``state_space``;
+        records keep a penalised illegal move, so replays end the same way.
+    v0 (cardzoo 0.1): first release.
 """
 
 from __future__ import annotations
@@ -130,7 +141,7 @@ from ..common.errors import DeckError, OptionError
 from ..common.options import check_reset_options, int_in, one_of, reject_unknown
 from ..common.wrappers import OrderEnforcing
 from . import render, rules
-from .observer import LAYOUT, describe, observe_bits
+from .observer import LAYOUT, STATE_LAYOUT, describe, observe_bits, state_bits
 
 AGENTS = ("player_0", "player_1")
 ENV_OPTIONS = ("target_score", "rounds", "illegal_action", "render_mode", "render_viewer")
@@ -172,6 +183,7 @@ class raw_env(CardGameAEC):  # noqa: N801 - PettingZoo's naming convention
         })
         self.observation_spaces = {a: obs_space for a in AGENTS}
         self.action_spaces = {a: spaces.Discrete(rules.N_ACTIONS) for a in AGENTS}
+        self.state_space = spaces.Box(0, 1, (STATE_LAYOUT.size,), np.int8)
 
     # ------------------------------------------------------------------ hooks
     def _deal(self, rng: np.random.Generator, reset_options: dict[str, Any]) -> rules.State:
@@ -196,16 +208,16 @@ class raw_env(CardGameAEC):  # noqa: N801 - PettingZoo's naming convention
         return out
 
     def _seat_to_move(self) -> int:
-        return self.state.to_move
+        return self.game.to_move
 
     def _legal_mask(self) -> np.ndarray:
-        return mask_to_bits(rules.legal_actions(self.state), rules.N_ACTIONS)
+        return mask_to_bits(rules.legal_actions(self.game), rules.N_ACTIONS)
 
     def _is_legal(self, action: int) -> bool:
-        return bool(rules.legal_actions(self.state) >> action & 1)
+        return bool(rules.legal_actions(self.game) >> action & 1)
 
     def _apply(self, action: int) -> list[float] | tuple[float, float]:
-        s = self.state
+        s = self.game
         delta = rules.apply(s, action)
         if delta is None:
             return _NO_REWARDS
@@ -220,22 +232,26 @@ class raw_env(CardGameAEC):  # noqa: N801 - PettingZoo's naming convention
         return [0.0, 0.0]
 
     def _observation(self, seat: int) -> np.ndarray:
-        return LAYOUT.to_array(observe_bits(self.state, seat))
+        return LAYOUT.to_array(observe_bits(self.game, seat))
+
+    def _state_vector(self) -> np.ndarray:
+        return STATE_LAYOUT.to_array(state_bits(self.game))
 
     def _is_over(self) -> bool:
-        return self.state.outcome is not None
+        return self.game.outcome is not None
 
     def _final_info(self) -> dict[str, Any]:
-        s = self.state
+        s = self.game
         return {"outcome": s.outcome, "winner": None if s.winner is None else AGENTS[s.winner],
                 "totals": list(s.totals), "rounds": len(s.history), "history": list(s.history)}
 
     def _illegal_rewards(self, seat: int) -> list[float]:
-        return [-1.0 if i == seat else 1.0 for i in range(2)]
+        penalty = -1.0 if self.config.rounds is None else -2.0 * rules.ROUND_POINTS
+        return [penalty if i == seat else 0.0 for i in range(2)]
 
     def action_name(self, action: int) -> str:
         if 0 <= action < rules.N_CARDS:
-            verb = "discard" if self.state is not None and self.state.phase == rules.DISCARD else "play"
+            verb = "discard" if self.game is not None and self.game.phase == rules.DISCARD else "play"
             return f"{verb} {rules.card_pretty(action)}"
         if rules.BID0 <= action < rules.PASS:
             return f"bid {rules.BID_AMOUNTS[action - rules.BID0]}"
@@ -250,7 +266,7 @@ class raw_env(CardGameAEC):  # noqa: N801 - PettingZoo's naming convention
         return str(action)
 
     def _why_illegal(self, action: int) -> str:
-        s = self.state
+        s = self.game
         phase = rules.PHASE_NAMES[s.phase]
         if s.phase == rules.BID:
             if action == rules.PASS:
@@ -272,7 +288,7 @@ class raw_env(CardGameAEC):  # noqa: N801 - PettingZoo's naming convention
     describe = staticmethod(describe)
 
     def _render_text(self, viewer: int) -> str:
-        return render.text(self.state, viewer)
+        return render.text(self.game, viewer)
 
     def _render_image(self, viewer: int) -> np.ndarray:
-        return render.image(self.state, viewer)
+        return render.image(self.game, viewer)

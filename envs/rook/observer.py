@@ -148,6 +148,29 @@ def observe(s: State, seat: int) -> np.ndarray:
     return LAYOUT.to_array(observe_bits(s, seat))
 
 
+# The global state (PettingZoo's ``state()``, for centralised critics): both players' observations, then the cards
+# that are hidden from one or both of them.
+STATE_LAYOUT = Layout(
+    ("obs_player_0", LAYOUT.size, "player_0's observation (the layout above)"),
+    ("obs_player_1", LAYOUT.size, "player_1's observation"),
+    ("nest", N_CARDS, "the Nest while it is set aside (bidding and naming trumps)"),
+    ("discards", N_CARDS, "the bid winner's discards"),
+    ("draw_pile", N_CARDS, "the face-down draw pile"),
+    ("next_hidden", N_CARDS, "the top card of the face-down draw pile"),
+)
+_S = STATE_LAYOUT.offsets
+
+
+def state_bits(s: State) -> int:
+    """The global state as one int (bit i = entry i of ``STATE_LAYOUT``)."""
+    bits = (observe_bits(s, 0) | observe_bits(s, 1) << _S["obs_player_1"] | s.nest_left() << _S["nest"]
+            | s.discards << _S["discards"] | s.pile_mask() << _S["draw_pile"])
+    hidden = s.pile_pos + (1 if s.face_up is not None else 0)
+    if hidden < len(s.pile):
+        bits |= 1 << (_S["next_hidden"] + s.pile[hidden])
+    return bits
+
+
 def _cards(piece: np.ndarray) -> list[str]:
     return [card_name(int(c)) for c in np.flatnonzero(piece)]
 

@@ -46,6 +46,11 @@ words. Slices::
      463:464  open_hands       1 in the open-hands variant
     (464 entries in all)
 
+State: ``state()`` is the global state for centralised critics, ``state_space`` a ``Box(0, 1, (1133,), int8)``:
+player_0's observation, player_1's observation, then what neither sees: every ridge card by position from player_0's
+end (rank 13 + suit 4 each, face-down cards too) and the 17 cards set aside (``STATE_LAYOUT`` in the observer has
+the slices). It holds hidden cards: train critics on it, never act on it.
+
 Rewards: the team's outcome to both players when the game ends, +1 win, -1 loss (fall or out of deals), 0 on
 every other step. Optional shaping: ``shaping=x`` adds ``x`` to both players for every card uncovered (off by
 default; documented shaping, not part of the game).
@@ -62,8 +67,10 @@ Options (keyword arguments; unknown names raise ``OptionError``):
     max_deals      1..3 deals (2 is the "two deals" variant)
     open_hands     True: each player also sees the partner's hand (the "open hands" variant)
     shaping        reward per card uncovered, default 0.0
-    illegal_action "raise" (default): an illegal action raises IllegalActionError and changes nothing;
-                   "penalize": it ends the game with -1 to both players (PettingZoo's TerminateIllegal style)
+    illegal_action "penalize" (default): an in-range action the mask forbids ends the game with -1 to both
+                   players (the team loses) and an IllegalActionWarning (PettingZoo's classic-game convention);
+                   the record keeps the move, so a replay ends the same way;
+                   "raise": it raises IllegalActionError and changes nothing (the strict mode)
     render_mode    "ansi", "human" or "rgb_array"
     render_viewer  "player_0"/"player_1": whose view is rendered; default the player to move
 
@@ -74,7 +81,10 @@ An unknown option or reset option is an ``OptionError`` naming it; only the key 
 probe of ``reset``'s signature) is ignored, with an ``UnknownResetOptionWarning``.
 
 Version history:
-    v0: first release.
+    v0 (cardzoo 0.2): illegal moves follow PettingZoo's classic-game convention by default
+        (``illegal_action="penalize"``; before, "raise" was the default); ``state()`` and ``state_space``;
+        records keep a penalised illegal move, so replays end the same way.
+    v0 (cardzoo 0.1): first release.
 """
 
 from __future__ import annotations
@@ -89,7 +99,7 @@ from ..common.cards import SUIT_NAMES, card_pretty, mask_to_bits, parse_deck
 from ..common.options import check_reset_options, flag, int_in, number, one_of, reject_unknown
 from ..common.wrappers import OrderEnforcing
 from . import render, rules
-from .observer import LAYOUT, MAX_ROPES, describe, observe_bits
+from .observer import LAYOUT, MAX_ROPES, STATE_LAYOUT, describe, observe_bits, state_bits
 
 AGENTS = ("player_0", "player_1")
 ENV_OPTIONS = ("level", "ropes", "trumps", "max_deals", "open_hands", "shaping", "illegal_action",
@@ -131,6 +141,7 @@ class raw_env(CardGameAEC):  # noqa: N801 - PettingZoo's naming convention
         })
         self.observation_spaces = {a: obs_space for a in AGENTS}
         self.action_spaces = {a: spaces.Discrete(52) for a in AGENTS}
+        self.state_space = spaces.Box(0, 1, (STATE_LAYOUT.size,), np.int8)
 
     # ------------------------------------------------------------------ hooks
     def _deal(self, rng: np.random.Generator, reset_options: dict[str, Any]) -> rules.State:
@@ -143,29 +154,32 @@ class raw_env(CardGameAEC):  # noqa: N801 - PettingZoo's naming convention
         return rules.new_game(self.config, deck, rng, dealer)
 
     def _seat_to_move(self) -> int:
-        return self.state.to_move
+        return self.game.to_move
 
     def _legal_mask(self) -> np.ndarray:
-        return mask_to_bits(rules.legal_mask(self.state))
+        return mask_to_bits(rules.legal_mask(self.game))
 
     def _is_legal(self, action: int) -> bool:
-        return bool(rules.legal_mask(self.state) >> action & 1)
+        return bool(rules.legal_mask(self.game) >> action & 1)
 
     def _apply(self, action: int) -> list[float]:
-        s = self.state
+        s = self.game
         before = s.uncovered
         rules.play(s, action)
         r = self.shaping * (s.uncovered - before) + rules.rewards(s)
         return [r, r]
 
     def _observation(self, seat: int) -> np.ndarray:
-        return LAYOUT.to_array(observe_bits(self.state, seat))
+        return LAYOUT.to_array(observe_bits(self.game, seat))
+
+    def _state_vector(self) -> np.ndarray:
+        return STATE_LAYOUT.to_array(state_bits(self.game))
 
     def _is_over(self) -> bool:
-        return self.state.outcome is not None
+        return self.game.outcome is not None
 
     def _final_info(self) -> dict[str, Any]:
-        return rules.summary(self.state)
+        return rules.summary(self.game)
 
     def _illegal_rewards(self, seat: int) -> list[float]:
         return [-1.0, -1.0]  # a cooperative team loses together
@@ -174,7 +188,7 @@ class raw_env(CardGameAEC):  # noqa: N801 - PettingZoo's naming convention
         return card_pretty(action)
 
     def _why_illegal(self, action: int) -> str:
-        s = self.state
+        s = self.game
         if not s.hands[s.to_move] >> action & 1:
             return "that card is not in their hand"
         return f"they must follow {SUIT_NAMES[s.led // 13]}"
@@ -183,7 +197,7 @@ class raw_env(CardGameAEC):  # noqa: N801 - PettingZoo's naming convention
     describe = staticmethod(describe)
 
     def _render_text(self, viewer: int) -> str:
-        return render.text(self.state, viewer)
+        return render.text(self.game, viewer)
 
     def _render_image(self, viewer: int) -> np.ndarray:
-        return render.image(self.state, viewer)
+        return render.image(self.game, viewer)

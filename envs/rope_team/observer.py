@@ -98,6 +98,30 @@ def observe(s: State, seat: int) -> np.ndarray:
     return LAYOUT.to_array(observe_bits(s, seat))
 
 
+# The global state (PettingZoo's ``state()``, for centralised critics): both players' observations, then what
+# neither player sees. Ridge positions here are absolute (0 = player_0's end).
+STATE_LAYOUT = Layout(
+    ("obs_player_0", LAYOUT.size, "player_0's observation (the layout above)"),
+    ("obs_player_1", LAYOUT.size, "player_1's observation"),
+    ("ridge_rank", RIDGE * 13, "rank 2..A of every ridge card, face down too (13 per position, from player_0's end)"),
+    ("ridge_suit", RIDGE * 4, "suit C,D,H,S of every ridge card (4 per position)"),
+    ("aside", 52, "the cards set aside unseen in this deal"),
+)
+_S = STATE_LAYOUT.offsets
+_STATE_RIDGE_BITS = tuple(
+    tuple(1 << (_S["ridge_rank"] + 13 * pos + c % 13) | 1 << (_S["ridge_suit"] + 4 * pos + c // 13) for c in range(52))
+    for pos in range(RIDGE)
+)
+
+
+def state_bits(s: State) -> int:
+    """The global state as one int (bit i = entry i of ``STATE_LAYOUT``)."""
+    bits = observe_bits(s, 0) | observe_bits(s, 1) << _S["obs_player_1"] | s.aside << _S["aside"]
+    for pos, card in enumerate(s.ridge):
+        bits |= _STATE_RIDGE_BITS[pos][card]
+    return bits
+
+
 def _cards(piece: np.ndarray) -> list[str]:
     return [CARD_NAMES[c] for c in np.flatnonzero(piece)]
 

@@ -59,8 +59,11 @@ them)::
      731:732  wrap             1 if round the corner (K-A) is on
     (732 entries in all)
 
-State: ``state()`` returns the public table as one vector of the same layout with the ``seat`` piece all zeros
-(``state_space``), for centralised critics; it holds nothing a player cannot see.
+State: ``state()`` is the global state for centralised critics (``state_space``): the public table (the
+observation layout with the ``seat`` piece all zeros), then the cards nobody sees: each face-down peak card (rank
+13 + suit 4 per position), each player's next stock card and the cards left in each stock, and the cards set aside
+(``env.observer.state_layout.table()`` prints the slices). It holds hidden cards: train critics on it, never act
+on it.
 
 Rewards: +1 to every player on a win, -1 to every player on a loss, 0 on every other tick.
 
@@ -81,8 +84,10 @@ Options (keyword arguments; unknown names or bad values raise ``OptionError``):
     time_limit         seconds on the clock, overriding the level; None = untimed (the document's simulation)
     seconds_per_action seconds one tick takes, default 3.0
     wrap               False: no round the corner (K and A are not neighbours)
-    illegal_action     "raise" (default): an illegal action raises IllegalActionError and changes nothing;
-                       "penalize": it ends the game as a loss for everyone (outcome "illegal");
+    illegal_action     "penalize" (default): an in-range action the mask forbids ends the game as a loss for
+                       everyone (outcome "illegal") with an IllegalActionWarning (PettingZoo's classic-game
+                       convention); the record keeps the tick, so a replay ends the same way;
+                       "raise": it raises IllegalActionError and changes nothing (the strict mode);
                        "wait": it is played as a wait and counted in info["illegal_waits"]
     render_mode        "ansi", "human" or "rgb_array"
 
@@ -97,11 +102,15 @@ explicit seed. ``game_record()`` holds the game's own seed and every tick's acti
 rebuilds it.
 
 Version history:
-    v0: first release.
+    v0 (cardzoo 0.2): illegal moves follow PettingZoo's classic-game convention by default
+        (``illegal_action="penalize"``; before, "raise" was the default); ``state()`` now holds the hidden cards
+        too (before: the public table only); records keep illegal moves, so replays end the same way.
+    v0 (cardzoo 0.1): first release.
 """
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -110,9 +119,19 @@ from pettingzoo import ParallelEnv
 from pettingzoo.utils.conversions import parallel_to_aec_wrapper
 
 from ..common.cards import card_pretty, parse_deck
-from ..common.errors import GameOverError, IllegalActionError, OptionError
+from ..common.errors import GameOverError, IllegalActionError, IllegalActionWarning, OptionError
 from ..common.layout import Layout
-from ..common.options import PROBE_KEY, check_reset_options, flag, int_in, number, one_of, reject_unknown
+from ..common.options import (
+    PROBE_KEY,
+    check_reset_options,
+    flag,
+    int_in,
+    number,
+    one_of,
+    plain,
+    reject_unknown,
+    seed_value,
+)
 from ..common.render import show
 from ..common.wrappers import OrderEnforcing
 from . import render, rules
@@ -121,7 +140,7 @@ from .observer import Observer
 ENV_OPTIONS = ("level", "players", "solo", "stock", "time_limit", "seconds_per_action", "wrap", "illegal_action",
                "render_mode")
 RESET_OPTIONS = ("deck",)
-ILLEGAL_ACTION_MODES = ("raise", "penalize", "wait")
+ILLEGAL_ACTION_MODES = ("penalize", "raise", "wait")
 
 
 def make_config(level: str = "normal", players: int | None = None, solo: bool = False, stock=None,
@@ -162,8 +181,11 @@ class SummitRushEnv(ParallelEnv):
                                         "wrap") if k in options}
         self.config = make_config(**game)
         self.render_mode = one_of("render_mode", options.get("render_mode"), [None, *self.metadata["render_modes"]])
-        self.illegal_action = one_of("illegal_action", options.get("illegal_action", "raise"), ILLEGAL_ACTION_MODES)
-        self._options = {k: v for k, v in options.items() if k != "render_mode"}
+        self.illegal_action = one_of("illegal_action", options.get("illegal_action", "penalize"),
+                                     ILLEGAL_ACTION_MODES)
+        # Plain copies, with the effective illegal-move mode, so a record replays the same under any default.
+        self._options = {**plain({k: v for k, v in options.items() if k != "render_mode"}),
+                         "illegal_action": self.illegal_action}
         n = self.config.players
         self.possible_agents = [f"player_{p}" for p in range(n)]
         self.agents: list[str] = []
@@ -179,8 +201,8 @@ class SummitRushEnv(ParallelEnv):
             "action_mask": spaces.Box(0, 1, (self.n_actions,), np.int8),
         })
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
-        # The global state for centralised critics: the public table, i.e. an observation without a seat.
-        self.state_space = spaces.Box(0, 1, (self.observer.size,), np.int8)
+        # The global state for centralised critics: the public table and the cards nobody sees.
+        self.state_space = spaces.Box(0, 1, (self.observer.state_layout.size,), np.int8)
         self.action_spaces = {a: spaces.Discrete(self.n_actions) for a in self.possible_agents}
         self._seed_stream = np.random.default_rng()
         self._record: dict[str, Any] | None = None
@@ -196,16 +218,18 @@ class SummitRushEnv(ParallelEnv):
         return self.action_spaces[agent]
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None):
+        if options is not None and not isinstance(options, dict):
+            raise OptionError(f"reset options must be a dict, got {type(options).__name__}")
         check_reset_options(options or {}, RESET_OPTIONS)
-        reset_options = {k: v for k, v in (options or {}).items() if k != PROBE_KEY}
+        # The record keeps its own JSON-ready copy: a caller reusing its deck list cannot change a recorded game.
+        reset_options = plain({k: v for k, v in (options or {}).items() if k != PROBE_KEY})
         deck = None
         if "deck" in reset_options:  # checked before anything changes, so a bad deck leaves the game intact
             deck = parse_deck(reset_options["deck"])
-            reset_options["deck"] = list(reset_options["deck"])  # the record keeps its own JSON-ready copy
         if seed is None:
             seed = int(self._seed_stream.integers(2**63))
         else:
-            seed = int(seed)
+            seed = seed_value(seed)
             self._seed_stream = np.random.default_rng([seed, 0x5EED])
         rng = np.random.default_rng(seed)
         if deck is None:
@@ -225,13 +249,13 @@ class SummitRushEnv(ParallelEnv):
             raise GameOverError("step() before reset(): call reset() to start a game")
         if not self.agents:
             raise GameOverError(f"the game is over ({self.outcome_info.get('outcome')}); call reset() to play again")
-        seats_actions = self._check_actions(actions)
-        agents = self.agents
+        given, seats_actions = self._check_actions(actions)
+        self._record["actions"].append(given)  # as given, illegal ones too: a replay must end the same way
         if seats_actions is None:  # an illegal action under "penalize": the game ends as a loss
             s.outcome = rules.ILLEGAL
             self.outcome_info = {**self._final_info(rules.ILLEGAL), **self.outcome_info}
             return self._finish(-1.0)
-        self._record["actions"].append(seats_actions)  # by seat; game_record() names the agents
+        agents = self.agents
         rules.play_tick(s, seats_actions)
         if s.outcome is not None:
             self.outcome_info = self._final_info(s.outcome)
@@ -265,9 +289,10 @@ class SummitRushEnv(ParallelEnv):
             out[agent] = {"observation": obs, "action_mask": m}
         return out
 
-    def _check_actions(self, actions) -> list[int] | None:
-        """Every seat's action as an int, all checked before anything is applied; ``None`` for a penalised
-        illegal action; illegal actions become waits under ``illegal_action="wait"``; raises otherwise."""
+    def _check_actions(self, actions) -> tuple[list[int], list[int] | None]:
+        """Every seat's action as an int as given, and the actions to play, all checked before anything is
+        applied: ``None`` to play for a penalised illegal action; illegal actions become waits under
+        ``illegal_action="wait"``; raises otherwise."""
         if not isinstance(actions, dict):
             raise IllegalActionError(f"step() takes a dict of one action per agent, got {type(actions).__name__}")
         if actions.keys() != self._agent_set:
@@ -280,27 +305,38 @@ class SummitRushEnv(ParallelEnv):
                 parts.append(f"unknown agents {unknown}")
             raise IllegalActionError(f"step() needs exactly one action for each of {self.agents}: "
                                      + "; ".join(parts))
-        out = []
+        given, out = [], []
         illegal: list[str] = []
         for agent in self.agents:
-            action = self.check_action(agent, actions[agent])
-            if action is None:
+            action, legal = self._checked(agent, actions[agent])
+            given.append(action)
+            if not legal:
                 illegal.append(agent)
                 action = self.WAIT
             out.append(action)
         if illegal:
             if self.illegal_action == "penalize":
+                warnings.warn(f"illegal move by {', '.join(illegal)}; the game ends as a loss for the team. Read "
+                              "obs['action_mask'] for the legal moves, or use illegal_action='raise' to get an error "
+                              "instead.", IllegalActionWarning, stacklevel=3)
                 self.outcome_info = {"illegal_by": illegal}
-                return None
+                return given, None
             self.illegal_waits += len(illegal)
-        return out
+        return given, out
 
     def check_action(self, agent: str, action) -> int | None:
         """``action`` as an int if it is legal for ``agent`` now. An illegal one raises
         :class:`IllegalActionError` (naming the agent, the action and the legal alternatives) under
         ``illegal_action="raise"`` and gives ``None`` otherwise; a malformed or out-of-range one always raises."""
+        action, legal = self._checked(agent, action)
+        return action if legal else None
+
+    def _checked(self, agent: str, action) -> tuple[int, bool]:
+        """``action`` as an int and whether it is legal; raises as :meth:`check_action` says."""
         if self.game is None or not self.agents:
             raise GameOverError("no game is running; call reset() to play")
+        if agent not in self._seat:
+            raise IllegalActionError(f"unknown agent {agent!r}; agents: {self.agents}")
         n = self.n_actions
         if type(action) is not int:
             if isinstance(action, np.ndarray) and action.shape == () and np.issubdtype(action.dtype, np.integer):
@@ -312,9 +348,9 @@ class SummitRushEnv(ParallelEnv):
             raise IllegalActionError(f"{agent}'s action {action} is out of range 0..{n - 1}")
         seat = self._seat[agent]
         if rules.is_legal(self.game, seat, action):
-            return action
+            return action, True
         if self.illegal_action != "raise":
-            return None
+            return action, False
         legal = rules.legal_bits(self.game, seat)
         names = [f"{a} ({self.action_name(a)})" for a in range(n) if legal >> a & 1]
         raise IllegalActionError(
@@ -352,16 +388,21 @@ class SummitRushEnv(ParallelEnv):
 
     # ----------------------------------------------------------------- extras
     def state(self) -> np.ndarray:
-        """The public table as one vector (the observation layout with the ``seat`` piece all zeros)."""
+        """The global state for centralised critics: the public table (the observation layout with the ``seat``
+        piece all zeros) and the cards nobody sees (see the docstring). Train critics on it, never act on it."""
         if self.game is None:
             raise GameOverError("state() before reset(): call reset() to start a game")
-        return self.observer.layout.to_array(self.observer.public_bits(self.game))
+        return self.observer.state(self.game)
 
     def describe(self, vector: np.ndarray) -> dict[str, Any]:
         """An observation vector in words (see :meth:`Observer.describe`)."""
         return self.observer.describe(vector)
 
     def legal_actions(self, agent: str) -> list[int]:
+        if self.game is None:
+            raise GameOverError("legal_actions() before reset(): call reset() to start a game")
+        if agent not in self._seat:
+            raise IllegalActionError(f"unknown agent {agent!r}; agents: {self.possible_agents}")
         bits = rules.legal_bits(self.game, self._seat[agent])
         return [a for a in range(self.n_actions) if bits >> a & 1]
 
@@ -369,7 +410,7 @@ class SummitRushEnv(ParallelEnv):
         """The game so far as plain JSON-ready data: env name, kind, options, seed, reset options, tick actions."""
         if self._record is None:
             raise GameOverError("no game has been started; call reset() first")
-        record = dict(self._record)
+        record = plain(self._record)
         record["actions"] = [dict(zip(self.possible_agents, tick, strict=True)) for tick in record["actions"]]
         return record
 
@@ -387,13 +428,27 @@ def parallel_env(**options) -> SummitRushEnv:
 
 
 class SummitRushAEC(parallel_to_aec_wrapper):
-    """PettingZoo's ``parallel_to_aec`` conversion, checking each action as it is given: an illegal action raises
-    at once, naming its agent, instead of when the last agent of the tick has acted."""
+    """PettingZoo's ``parallel_to_aec`` conversion, checking each action as it is given: a bad action raises at
+    once, naming its agent, instead of when the last agent of the tick has acted, and leaves the tick as it was."""
 
     def step(self, action) -> None:
+        if self.env.game is None:
+            raise GameOverError("step() before reset(): call reset() to start a game")
         agent = self.agent_selection
-        if action is not None and not (self.terminations[agent] or self.truncations[agent]):
-            self.env.check_action(agent, action)
+        if self.terminations[agent] or self.truncations[agent]:
+            if action is not None:
+                raise GameOverError(f"the game is over ({self.env.outcome_info.get('outcome')}); {agent} may only "
+                                    "step(None) to leave, or call reset() to play again")
+        elif action is None:
+            raise IllegalActionError(f"{agent} is to act in this tick and must choose an action (wait is "
+                                     f"{self.env.WAIT}); None is only for agents whose game is over")
+        elif self.env.check_action(agent, action) is None and self.env.illegal_action == "penalize":
+            # PettingZoo's convention ends the game at the illegal move: the agents still to act in this tick
+            # wait, which cannot change the penalised ending.
+            super().step(action)
+            while self.env.agents:
+                super().step(self.env.WAIT)
+            return
         super().step(action)
 
 

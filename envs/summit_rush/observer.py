@@ -66,6 +66,29 @@ class Observer:
         self._constant = (1 << o["timed"] if config.ticks is not None else 0) | (1 << o["wrap"] if config.wrap else 0)
         self.seat_entries = tuple(o["seat"] + p for p in range(n))
         self.seat_bits = tuple(1 << e for e in self.seat_entries)
+        # The global state (PettingZoo's ``state()``, for centralised critics): the public table, then the cards
+        # nobody sees.
+        self.state_layout = Layout(
+            ("table", self.layout.size, "the public table: the observation layout with the seat piece all zeros"),
+            ("down_rank", N_PEAKS * 13, "rank 2..A of each face-down peak card (13 per position)"),
+            ("down_suit", N_PEAKS * 4, "suit C,D,H,S of each face-down peak card (4 per position)"),
+            ("stock_next", n * 17, "each player's next stock card: rank 13 + suit 4 (zeros if the stock is empty)"),
+            ("stock_cards", n * 52, "the cards left in each player's stock (52 per player)"),
+            ("aside", 52, "the cards set aside unseen (Hard with three players, solo variants)"),
+        )
+        so = self.state_layout.offsets
+        self._state_down = tuple(
+            tuple(1 << (so["down_rank"] + 13 * pos + c % 13) | 1 << (so["down_suit"] + 4 * pos + c // 13)
+                  for c in range(52))
+            for pos in range(N_PEAKS)
+        )
+        self._state_next = tuple(
+            tuple(1 << (so["stock_next"] + 17 * p + c % 13) | 1 << (so["stock_next"] + 17 * p + 13 + c // 13)
+                  for c in range(52))
+            for p in range(n)
+        )
+        self._state_stock = tuple(so["stock_cards"] + 52 * p for p in range(n))
+        self._state_aside = so["aside"]
 
     @property
     def size(self) -> int:
@@ -93,6 +116,23 @@ class Observer:
 
     def observe(self, s: State, seat: int) -> np.ndarray:
         return self.layout.to_array(self.public_bits(s) | self.seat_bits[seat])
+
+    def state(self, s: State) -> np.ndarray:
+        """The global state vector (``state_layout``); it holds hidden cards."""
+        bits = self.public_bits(s)
+        down = s.present & ~s.up
+        for pos in cards_of(down):
+            bits |= self._state_down[pos][s.peaks[pos]]
+        for p in range(self.config.players):
+            left = s.stock_left[p]
+            if left:
+                stock = s.stocks[p]
+                bits |= self._state_next[p][stock[len(stock) - left]]
+                for c in stock[len(stock) - left:]:
+                    bits |= 1 << (self._state_stock[p] + c)
+        for c in s.aside:
+            bits |= 1 << (self._state_aside + c)
+        return self.state_layout.to_array(bits)
 
     def describe(self, vector: np.ndarray) -> dict[str, Any]:
         """The vector in words: each peak position as a card string, ``"??"`` (face down) or ``None`` (gone)."""
