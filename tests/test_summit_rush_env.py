@@ -110,8 +110,18 @@ def test_levels_and_options():
     ({"stock": 9, "players": 3}, "stock"),
     ({"time_limit": -1}, "time_limit"),
     ({"time_limit": "3 minutes"}, "time_limit"),
-    ({"time_limit": 2}, "no whole action"),
+    ({"time_limit": 2}, r"time_limit=2.0 is out of range 3.0..3000.0"),
     ({"seconds_per_action": 0}, "seconds_per_action"),
+    ({"time_limit": float("inf")}, r"time_limit=inf is out of range"),
+    ({"time_limit": 1e300}, r"out of range 3.0..3000.0"),
+    ({"time_limit": float("nan")}, "time_limit"),
+    ({"time_limit": 3e7}, "out of range"),
+    ({"seconds_per_action": 1e-300}, r"seconds_per_action=1e-300 is out of range 0.1..60.0"),
+    ({"seconds_per_action": 61}, "seconds_per_action"),
+    ({"time_limit": 101, "seconds_per_action": 0.1}, r"out of range 0.1..100.0"),
+    ({"max_ticks": 0}, r"max_ticks=0 is out of range 1..100000"),
+    ({"max_ticks": 10**6}, "max_ticks"),
+    ({"max_ticks": 2.5}, "max_ticks must be an integer"),
     ({"wrap": 1}, "wrap"),
     ({"illegal_action": "ignore"}, "illegal_action"),
     ({"render_mode": "pixels"}, "render_mode"),
@@ -187,8 +197,10 @@ def test_rewards_and_info_on_a_win():
     assert rewards == {"player_0": 1.0, "player_1": 1.0}
     assert terms == {"player_0": True, "player_1": True} and truncs == {"player_0": False, "player_1": False}
     info = infos["player_1"]
-    assert info["outcome"] == "win" and info["ticks"] == 2 and info["score"] == 11 + 10
-    assert info["conflicts"] == info["bounced"] == info["redirected"] == 0 and info["turned"] == 1
+    # The game ends the moment the last card lands: player_1's turn landed only if it came first in the tick.
+    turned = int(env.game.last_order[0] == 1)
+    assert info["outcome"] == "win" and info["ticks"] == 2 and info["score"] == 11 + 11 - turned
+    assert info["conflicts"] == info["bounced"] == info["redirected"] == 0 and info["turned"] == turned
     assert env.agents == [] and all(not m["action_mask"].any() for m in obs.values())
 
 

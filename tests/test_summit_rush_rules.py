@@ -370,8 +370,12 @@ def test_score_counts_every_stock():
     cfg = Config(players=3, stock=8, time_limit=None)
     s = game(make_deck({18: "5H"}, [["4S"], ["9C"], ["2D"]], cfg), cfg)
     s.present = s.up = 1 << 18
-    tick(s, turn(s), wait(s), act(s, 18, 0), order=(2, 0, 1))  # the 5H lands before player_0's stock turn
-    assert s.outcome == rules.WIN and s.score == 6 + 7 + 7
+    tick(s, turn(s), wait(s), act(s, 18, 0), order=(2, 0, 1))  # the 5H lands first: player_0's turn never does
+    assert s.outcome == rules.WIN and s.score == 7 + 7 + 7 and s.turned == 0
+    s = game(make_deck({18: "5H"}, [["4S"], ["9C"], ["2D"]], cfg), cfg)
+    s.present = s.up = 1 << 18
+    tick(s, turn(s), wait(s), act(s, 18, 0), order=(0, 2, 1))  # player_0 turns before the 5H lands
+    assert s.outcome == rules.WIN and s.score == 6 + 7 + 7 and s.turned == 1
 
 
 def test_timer_ticks():
@@ -418,3 +422,33 @@ def test_copy_is_independent():
     tick(t, act(t, 18, 0), turn(t))
     assert s.tops == [c("4S"), c("9C")] and s.present == rules.ALL_PEAKS and s.stock_left == [11, 11]
     assert rules.draw_order(s) == rules.draw_order(s.copy())
+
+
+@pytest.mark.parametrize("order", [(0, 1), (1, 0)])
+def test_the_game_ends_the_moment_the_last_card_lands(order):
+    """The rest of the winning tick does not land: a later stock turn does not lower the score and a later play
+    on the gone card is no conflict (the document: the team wins as soon as all 28 are gone)."""
+    deck = make_deck({18: "5H"}, [["4S"], ["9C"]])
+    for other in ("turn", "same card"):
+        s = game(deck)
+        s.present = s.up = 1 << 18  # one card left
+        turn = N_PEAKS * 2
+        actions = [18 * 2, turn if other == "turn" else 18 * 2 + 0]
+        rules.play_tick(s, actions, order=order)
+        assert s.outcome == rules.WIN and s.present == 0
+        if order == (0, 1):  # the win came first: nothing after it happened
+            assert s.turned == 0 and s.conflicts == 0 and s.score == 22
+        elif other == "turn":
+            assert s.turned == 1 and s.score == 21
+        else:  # seat 1 played the last card first; seat 0's play on it is then no conflict either
+            assert s.conflicts == 0 and s.score == 22
+
+
+def test_untimed_game_is_cut_off_at_the_tick_limit():
+    s = game(make_deck(), Config(time_limit=None, max_ticks=5))
+    wait = N_PEAKS * 2 + 1
+    for _ in range(4):
+        rules.play_tick(s, [wait, wait])
+        assert s.outcome is None
+    rules.play_tick(s, [wait, wait])
+    assert s.outcome == rules.TICK_LIMIT and rules.rewards(s) == 0.0

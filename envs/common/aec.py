@@ -83,6 +83,10 @@ class CardGameAEC(AECEnv):
     def _is_over(self) -> bool:
         raise NotImplementedError
 
+    def _is_cut_off(self) -> bool:
+        """Whether the game that is over was cut off by a limit (a truncation) rather than ended by its rules."""
+        return False
+
     def _final_info(self) -> dict[str, Any]:
         """What ``infos`` carries for every agent at the end."""
         raise NotImplementedError
@@ -188,8 +192,9 @@ class CardGameAEC(AECEnv):
         for a, r in zip(self.possible_agents, step_rewards, strict=True):
             self.rewards[a] = r
         if finished:
+            ended = self.truncations if legal and self._is_cut_off() else self.terminations
             for a in self.agents:
-                self.terminations[a] = True
+                ended[a] = True
                 self.infos[a] = dict(self.outcome_info)
         else:
             self.agent_selection = self.possible_agents[self._seat_to_move()]

@@ -31,3 +31,7 @@ class RecordError(CardzooError, ValueError):
 
 class IllegalActionWarning(UserWarning):
     """An illegal move under ``illegal_action="penalize"``: the game ended with the penalty (PettingZoo's way)."""
+
+
+class PolicyError(CardzooError, ValueError):
+    """A policy file that cannot be loaded: missing, not a policy, or holding an unknown activation or features."""

@@ -87,9 +87,14 @@ Rewards (zero-sum):
         and 0 to the opponent (PettingZoo's classic-game convention); with ``rounds=k`` the mover gets -280
         instead, the worst change a round can bring, so an illegal move never pays better than a legal one.
 
+Truncation: a whole game still going after ``max_rounds`` rounds (200 by default; random play needs about 9, at
+most 23 in 300 games) is cut off: ``truncations`` True for both, reward 0, outcome "round_limit", winner None.
+Nothing in the rules guarantees an end (totals can cycle), so every episode ends within ``max_rounds`` rounds.
+
 Info: when a round ends (and the game goes on) both agents' info is ``{"last_round": summary}``; at the end it
 holds ``outcome`` ("win": a total reached ``target_score``; "bidder_fell": a set bidder's total fell to
--``target_score``; "rounds_done": the ``rounds`` limit; "illegal" under penalize), ``winner`` ("player_0",
+-``target_score``; "rounds_done": the ``rounds`` limit; "round_limit": cut off at ``max_rounds``; "illegal" under
+penalize), ``winner`` ("player_0",
 "player_1", or None for a tie after ``rounds``), ``totals`` [player_0, player_1], ``rounds`` played and
 ``history``, one summary per round. A summary has ``round``, ``dealer`` (seat), ``bids`` ([seat, amount or None
 for a pass] in order), ``bidder``, ``bid``, ``trumps`` (0..3 = C D H S), ``tricks``, ``points`` (per seat,
@@ -100,6 +105,7 @@ Options (keyword arguments; unknown names raise ``OptionError``):
 
     target_score   50..1000, default 500: reaching it wins; a set bidder falling to -target_score loses
     rounds         None (default: play the whole game) or 1..1000 rounds per episode (1: single-round episodes)
+    max_rounds     1..10000, default 200: a game still going after this many rounds is cut off (truncated)
     illegal_action "penalize" (default): an in-range action the mask forbids ends the game with the penalty
                    above and an IllegalActionWarning (PettingZoo's classic-game convention); the record keeps it;
                    "raise": it raises IllegalActionError and changes nothing (the strict mode)
@@ -124,7 +130,8 @@ Same seed, same options and same actions give the same game, also across process
 Version history:
     v0 (cardzoo 0.2): illegal moves follow PettingZoo's classic-game convention by default
         (``illegal_action="penalize"``; before, "raise" was the default); ``state()`` and ``state_space``;
-        records keep a penalised illegal move, so replays end the same way.
+        records keep a penalised illegal move, so replays end the same way; ``max_rounds`` (200) cuts off a whole
+        game that has not ended (a truncation, reward 0), so every episode ends.
     v0 (cardzoo 0.1): first release.
 """
 
@@ -144,7 +151,7 @@ from . import render, rules
 from .observer import LAYOUT, STATE_LAYOUT, describe, observe_bits, state_bits
 
 AGENTS = ("player_0", "player_1")
-ENV_OPTIONS = ("target_score", "rounds", "illegal_action", "render_mode", "render_viewer")
+ENV_OPTIONS = ("target_score", "rounds", "max_rounds", "illegal_action", "render_mode", "render_viewer")
 RESET_OPTIONS = ("deck", "dealer", "totals")
 _NO_REWARDS = (0.0, 0.0)  # the reward of almost every step, shared rather than allocated
 
@@ -175,7 +182,8 @@ class raw_env(CardGameAEC):  # noqa: N801 - PettingZoo's naming convention
         rounds = options.get("rounds")
         if rounds is not None:
             rounds = int_in("rounds", rounds, 1, 1000)
-        self.config = rules.Config(target_score=target, rounds=rounds)
+        self.config = rules.Config(target_score=target, rounds=rounds,
+                                   max_rounds=int_in("max_rounds", options.get("max_rounds", 200), 1, 10_000))
         super().__init__(options)
         obs_space = spaces.Dict({
             "observation": spaces.Box(0, 1, (LAYOUT.size,), np.int8),
@@ -227,9 +235,9 @@ class raw_env(CardGameAEC):  # noqa: N801 - PettingZoo's naming convention
         if self.config.rounds is not None:
             d = delta[0] - delta[1]
             return [d, -d]
-        if s.outcome is not None:
+        if s.outcome is not None and s.winner is not None:
             return [1.0, -1.0] if s.winner == 0 else [-1.0, 1.0]
-        return [0.0, 0.0]
+        return [0.0, 0.0]  # a game cut off at max_rounds is neither won nor lost
 
     def _observation(self, seat: int) -> np.ndarray:
         return LAYOUT.to_array(observe_bits(self.game, seat))
@@ -239,6 +247,9 @@ class raw_env(CardGameAEC):  # noqa: N801 - PettingZoo's naming convention
 
     def _is_over(self) -> bool:
         return self.game.outcome is not None
+
+    def _is_cut_off(self) -> bool:
+        return self.game.outcome == rules.ROUND_LIMIT
 
     def _final_info(self) -> dict[str, Any]:
         s = self.game

@@ -82,6 +82,8 @@ BID_ACTIONS_MASK = ((1 << len(BID_AMOUNTS)) - 1) << BID0
 TRUMP_ACTIONS_MASK = 0b1111 << TRUMP0
 DRAW_ACTIONS_MASK = 1 << TAKE_UP | 1 << TAKE_HIDDEN
 
+ROUND_LIMIT = "round_limit"  # a game cut off after max_rounds: neither won nor lost
+
 # Phases.
 BID, TRUMP, DISCARD, PLAY, DRAW, OVER = range(6)
 PHASE_NAMES = ("bid", "trump", "discard", "play", "draw", "over")
@@ -107,6 +109,7 @@ def card_points(mask: int) -> int:
 class Config:
     target_score: int = 500  # the game ends when a running total reaches this
     rounds: int | None = None  # episode ends after this many rounds (None: play to target_score)
+    max_rounds: int = 200  # a game still going after this many rounds is cut off (see the rulings)
 
 
 class State:
@@ -380,6 +383,10 @@ def _end_round(s: State, last_winner: int) -> list[float]:
     elif s.config.rounds is not None and s.round_no >= s.config.rounds:
         s.outcome = "rounds_done"
         s.winner = None if s.totals[0] == s.totals[1] else (0 if s.totals[0] > s.totals[1] else 1)
+        s.phase = OVER
+    elif s.round_no >= s.config.max_rounds:
+        s.outcome = ROUND_LIMIT
+        s.winner = None
         s.phase = OVER
     else:
         _start_round(s, shuffled_deck(s.rng), 1 - s.dealer)

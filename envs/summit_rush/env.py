@@ -65,11 +65,18 @@ observation layout with the ``seat`` piece all zeros), then the cards nobody see
 (``env.observer.state_layout.table()`` prints the slices). It holds hidden cards: train critics on it, never act
 on it.
 
-Rewards: +1 to every player on a win, -1 to every player on a loss, 0 on every other tick.
+Rewards: +1 to every player on a win, -1 to every player on a loss, 0 on every other tick. The game is won the
+moment the 28th peak card lands: the rest of that tick's actions do not land (they neither lower the score nor
+count as conflicts).
 
-Info: empty during play; at the end every agent's info holds ``outcome`` ("win", "time", "stuck"; "illegal"
-under ``illegal_action="penalize"``), ``ticks`` used, ``score`` (cards left in all stocks on a win, 0 on a loss),
-``conflicts`` (actions on a card already taken that tick), ``redirected`` and ``bounced`` cards, ``turned``
+Truncation: a game still running after ``max_ticks`` ticks (1000 by default) is cut off: ``truncations`` is True
+for everyone, the reward 0 and the outcome "tick_limit" (it was neither won nor lost; evaluation counts it as not
+won). Untimed games need it: a policy that only waits would otherwise never end. So every episode ends within
+``min(max_ticks, clock ticks)`` steps.
+
+Info: empty during play; at the end every agent's info holds ``outcome`` ("win", "time", "stuck", "tick_limit";
+"illegal" under ``illegal_action="penalize"``), ``ticks`` used, ``score`` (cards left in all stocks on a win, 0 on a
+loss), ``conflicts`` (actions on a card already taken that tick), ``redirected`` and ``bounced`` cards, ``turned``
 (stock cards turned), ``peaks_left``, ``illegal_waits`` (under ``illegal_action="wait"``) and, for a penalised
 illegal action, ``illegal_by`` (the agents who tried one).
 
@@ -81,8 +88,10 @@ Options (keyword arguments; unknown names or bad values raise ``OptionError``):
     solo               True: plain TriPeaks, one player, one pile, a 24-card stock, untimed unless time_limit is given
                        (not combined with players)
     stock              stock cards per player, overriding the level (players * stock <= 24)
-    time_limit         seconds on the clock, overriding the level; None = untimed (the document's simulation)
-    seconds_per_action seconds one tick takes, default 3.0
+    time_limit         seconds on the clock, overriding the level; None = untimed (the document's simulation);
+                       from seconds_per_action up to 1000 ticks' worth
+    seconds_per_action seconds one tick takes, 0.1..60, default 3.0
+    max_ticks          1..100000, default 1000: the game is cut off (truncated) after this many ticks
     wrap               False: no round the corner (K and A are not neighbours)
     illegal_action     "penalize" (default): an in-range action the mask forbids ends the game as a loss for
                        everyone (outcome "illegal") with an IllegalActionWarning (PettingZoo's classic-game
@@ -104,7 +113,9 @@ rebuilds it.
 Version history:
     v0 (cardzoo 0.2): illegal moves follow PettingZoo's classic-game convention by default
         (``illegal_action="penalize"``; before, "raise" was the default); ``state()`` now holds the hidden cards
-        too (before: the public table only); records keep illegal moves, so replays end the same way.
+        too (before: the public table only); records keep illegal moves, so replays end the same way; the game
+        ends the moment the 28th card lands (before, the rest of that tick still landed); ``max_ticks`` cuts off
+        games that would never end; the clock options are bounded.
     v0 (cardzoo 0.1): first release.
 """
 
@@ -137,14 +148,22 @@ from ..common.wrappers import OrderEnforcing
 from . import render, rules
 from .observer import Observer
 
-ENV_OPTIONS = ("level", "players", "solo", "stock", "time_limit", "seconds_per_action", "wrap", "illegal_action",
-               "render_mode")
+ENV_OPTIONS = ("level", "players", "solo", "stock", "time_limit", "seconds_per_action", "wrap", "max_ticks",
+               "illegal_action", "render_mode")
 RESET_OPTIONS = ("deck",)
 ILLEGAL_ACTION_MODES = ("penalize", "raise", "wait")
 
 
+# Bounds of the clock options: a tick is a human action (a tenth of a second to a minute), and the clock's ticks are
+# a thermometer in the observation, so their number is bounded too.
+SECONDS_PER_ACTION = (0.1, 60.0)
+MAX_CLOCK_TICKS = 1000
+MAX_TICKS_RANGE = (1, 100_000)
+
+
 def make_config(level: str = "normal", players: int | None = None, solo: bool = False, stock=None,
-                time_limit="level", seconds_per_action: float = 3.0, wrap: bool = True) -> rules.Config:
+                time_limit="level", seconds_per_action: float = 3.0, wrap: bool = True,
+                max_ticks: int = rules.MAX_TICKS) -> rules.Config:
     """The rules for a set of options (checked; bad values raise ``OptionError``)."""
     level = one_of("level", level, rules.LEVELS)
     if flag("solo", solo):
@@ -155,17 +174,16 @@ def make_config(level: str = "normal", players: int | None = None, solo: bool = 
         players = int_in("players", 2 if players is None else players, 2, 3)
     base_stock, base_time = rules.LEVELS[level][players]
     stock = base_stock if stock is None else int_in("stock", stock, 1, 24 // players)
-    if time_limit == "level":
+    spa = number("seconds_per_action", seconds_per_action, *SECONDS_PER_ACTION)
+    if isinstance(time_limit, str) and time_limit == "level":
         time_limit = base_time
     elif time_limit is not None:
-        time_limit = number("time_limit", time_limit, 0.0)
-    spa = number("seconds_per_action", seconds_per_action, 0.0)
-    if spa <= 0:
-        raise OptionError(f"option seconds_per_action must be positive, got {seconds_per_action!r}")
+        time_limit = number("time_limit", time_limit, spa, spa * MAX_CLOCK_TICKS)
     config = rules.Config(players=players, stock=stock, time_limit=time_limit, seconds_per_action=spa,
-                          wrap=flag("wrap", wrap))
-    if config.ticks is not None and config.ticks < 1:
-        raise OptionError(f"time_limit={time_limit} leaves no whole action of {spa} s: the game could not start")
+                          wrap=flag("wrap", wrap), max_ticks=int_in("max_ticks", max_ticks, *MAX_TICKS_RANGE))
+    if config.ticks is not None and not 1 <= config.ticks <= MAX_CLOCK_TICKS:
+        raise OptionError(f"time_limit={time_limit} is {config.ticks} whole actions of {spa} s; the clock must hold "
+                          f"1..{MAX_CLOCK_TICKS} actions")
     return config
 
 
@@ -178,7 +196,7 @@ class SummitRushEnv(ParallelEnv):
     def __init__(self, **options: Any):
         reject_unknown(options, ENV_OPTIONS, "option")
         game = {k: options[k] for k in ("level", "players", "solo", "stock", "time_limit", "seconds_per_action",
-                                        "wrap") if k in options}
+                                        "wrap", "max_ticks") if k in options}
         self.config = make_config(**game)
         self.render_mode = one_of("render_mode", options.get("render_mode"), [None, *self.metadata["render_modes"]])
         self.illegal_action = one_of("illegal_action", options.get("illegal_action", "penalize"),
@@ -259,16 +277,16 @@ class SummitRushEnv(ParallelEnv):
         rules.play_tick(s, seats_actions)
         if s.outcome is not None:
             self.outcome_info = self._final_info(s.outcome)
-            return self._finish(rules.rewards(s))
+            return self._finish(rules.rewards(s), truncated=s.outcome == rules.TICK_LIMIT)
         return (self._observations(), dict.fromkeys(agents, 0.0), dict.fromkeys(agents, False),
                 dict.fromkeys(agents, False), {a: {} for a in agents})
 
-    def _finish(self, reward: float):
+    def _finish(self, reward: float, truncated: bool = False):
         agents = self.agents
         obs = self._observations()
         self.agents = []
-        return (obs, dict.fromkeys(agents, reward), dict.fromkeys(agents, True), dict.fromkeys(agents, False),
-                {a: dict(self.outcome_info) for a in agents})
+        return (obs, dict.fromkeys(agents, reward), dict.fromkeys(agents, not truncated),
+                dict.fromkeys(agents, truncated), {a: dict(self.outcome_info) for a in agents})
 
     def _observations(self) -> dict[str, dict[str, np.ndarray]]:
         # The table is public: build the shared vector and mask once, then copy them per seat and set the seat's

@@ -84,6 +84,8 @@ WIN = "win"
 TIME = "time"
 STUCK = "stuck"
 ILLEGAL = "illegal"  # only under illegal_action="penalize" (decided by the env, not the rules)
+TICK_LIMIT = "tick_limit"  # cut off after max_ticks (a truncation, not a loss; see the rulings)
+MAX_TICKS = 1000  # the default cap on ticks, so a game that only waits still ends
 
 
 @dataclass(frozen=True)
@@ -95,6 +97,7 @@ class Config:
     time_limit: float | None = 180.0  # seconds; None = untimed
     seconds_per_action: float = 3.0  # one tick
     wrap: bool = True  # round the corner: K and A are neighbours
+    max_ticks: int = MAX_TICKS  # the game is cut off after this many ticks (untimed games would run forever)
 
     @property
     def ticks(self) -> int | None:
@@ -276,7 +279,8 @@ def play_tick(s: State, actions: Sequence[int], order: Sequence[int] | None = No
     The actions land one by one in ``order`` (drawn from the game's generator if not given). A play whose card
     is already gone has no effect (a conflict). A play whose pile no longer takes the card goes to the first
     other pile that does, starting from the player's own pile and going round the seats (redirected), or
-    otherwise back where it lay (bounced). Then the clock advances one tick and the end is checked.
+    otherwise back where it lay (bounced). The game is won the moment the last peak card lands: the actions
+    still to land in that tick do not happen. Then the clock advances one tick and the end is checked.
     """
     if order is None:
         order = draw_order(s)
@@ -307,6 +311,8 @@ def play_tick(s: State, actions: Sequence[int], order: Sequence[int] | None = No
                 s.bounced += 1
                 continue
         play_card(s, pos, pile)
+        if not s.present:  # won: hands off, nothing else of this tick lands
+            break
     s.tick += 1
     _check_end(s)
 
@@ -323,11 +329,14 @@ def _check_end(s: State) -> None:
         s.outcome = STUCK
     elif s.config.ticks is not None and s.tick >= s.config.ticks:
         s.outcome = TIME
+    elif s.tick >= s.config.max_ticks:
+        s.outcome = TICK_LIMIT
 
 
 def rewards(s: State) -> float:
-    """The team's reward at the end: +1 for a win, -1 for any loss, 0 while the game goes on."""
-    if s.outcome is None:
+    """The team's reward at the end: +1 for a win, -1 for any loss, 0 while the game goes on or when it is cut off
+    at the tick limit (a truncation: the game was neither won nor lost)."""
+    if s.outcome is None or s.outcome == TICK_LIMIT:
         return 0.0
     return 1.0 if s.outcome == WIN else -1.0
 
