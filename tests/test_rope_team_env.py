@@ -11,13 +11,13 @@ import pytest
 from pettingzoo.test import api_test, render_test, seed_test
 
 from cardzoo.envs import DeckError, GameOverError, IllegalActionError, OptionError, replay, rope_team_v0, save
-from cardzoo.envs.common.cards import CARD_NAMES, STANDARD_CARDS
+from cardzoo.envs.common.cards import CARD_NAMES, FULL_MASK, STANDARD_CARDS
 from cardzoo.envs.common.options import UnknownResetOptionWarning
 from cardzoo.envs.rope_team import rules
 from cardzoo.envs.rope_team.observer import LAYOUT, describe
 
 from .api_warnings import api_warnings
-from .rope_team_helpers import build_deck
+from .rope_team_helpers import QUIET_HAND0, QUIET_HAND1, build_deck
 from .test_rope_team_rules import EXAMPLE_ANNA, EXAMPLE_BEN, EXAMPLE_RIDGE
 
 
@@ -105,6 +105,47 @@ def test_open_hands_shows_partner():
     view = describe(env.observe("player_0")["observation"])
     assert view["open_hands"] and view["partner_hand"] == [CARD_NAMES[c] for c in range(52)
                                                            if env.game.hands[1] >> c & 1]
+
+
+def braking_action(obs) -> int:
+    """The legal card that pulls least (lowest card on ties): games that live long enough to see every deal."""
+    return min(np.flatnonzero(obs["action_mask"]), key=lambda card: (rules.STEPS[card], card))
+
+
+@pytest.mark.parametrize("max_deals", [1, 2, 3])
+def test_last_deal_flag_follows_max_deals(max_deals):
+    env = rope_team_v0.raw_env(ropes=4, max_deals=max_deals)
+    flags = {}  # deal -> last_deal flags seen by both players in that deal
+    for seed in range(20):
+        env.reset(seed=seed)
+        while env.game.outcome is None:
+            for agent in env.possible_agents:
+                view = describe(env.observe(agent)["observation"])
+                assert view["deal"] == env.game.deal
+                flags.setdefault(view["deal"], set()).add(view["last_deal"])
+            env.step(braking_action(env.observe(env.agent_selection)))
+        if len(flags) == max_deals:
+            break
+    assert flags == {deal: {deal == max_deals} for deal in range(1, max_deals + 1)}
+
+
+def test_later_deal_is_a_fresh_shuffle_of_the_same_deck():
+    # Two seeds share deal 1 (the deck option) and its play; deal 2 comes from each seed's own shuffle.
+    deck = build_deck([], QUIET_HAND0, QUIET_HAND1)
+    ridge = sum(1 << STANDARD_CARDS[n] for n in deck[:9])
+    second_deals = []
+    for seed in (1, 2):
+        env = rope_team_v0.raw_env(ropes=4)
+        env.reset(seed=seed, options={"deck": deck})
+        first = (env.game.hands[0], env.game.hands[1], env.game.aside)
+        while env.game.deal == 1:
+            env.step(braking_action(env.observe(env.agent_selection)))
+        s = env.game
+        assert (s.hands[0] | s.hands[1] | s.aside) == FULL_MASK & ~ridge  # the 43 cards off the ridge ...
+        assert [s.hands[0].bit_count(), s.hands[1].bit_count(), s.aside.bit_count()] == [13, 13, 17]  # ... all dealt
+        assert (s.hands[0], s.hands[1], s.aside) != first
+        second_deals.append((s.hands[0], s.hands[1]))
+    assert second_deals[0] != second_deals[1]
 
 
 def test_mask_only_for_player_to_move():

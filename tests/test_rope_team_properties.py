@@ -7,8 +7,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cardzoo.envs import rope_team_v0
-from cardzoo.envs.common.cards import CARD_NAMES, FULL_MASK, SUIT_MASKS, cards_of, mask_to_bits
+from cardzoo.envs.common.cards import CARD_NAMES, FULL_MASK, STANDARD_CARDS, SUIT_MASKS, cards_of, mask_to_bits
 from cardzoo.envs.rope_team import rules
+
+from .rope_team_helpers import QUIET_HAND0, QUIET_HAND1
 
 LEVELS = st.sampled_from(sorted(rules.LEVELS))
 
@@ -68,6 +70,30 @@ def test_env_mask_equals_legal_plays(seed, level, open_hands, data):
         hand = obs["observation"][:52]
         assert set(np.flatnonzero(hand)) == set(cards_of(s.hands[s.to_move]))
         env.step(data.draw(st.sampled_from(list(np.flatnonzero(obs["action_mask"])))))
+
+
+QUIET = [STANDARD_CARDS[n] for n in QUIET_HAND0 + QUIET_HAND1]
+LOUD = [card for card in range(52) if card not in QUIET]
+
+
+@settings(max_examples=50, deadline=None)
+@given(quiet=st.permutations(QUIET), loud=st.permutations(LOUD), seeds=st.lists(st.integers(0, 2**32 - 1),
+       min_size=2, max_size=2, unique=True), data=st.data())
+def test_seeds_sharing_deal_one_differ_in_deal_two(quiet, loud, seeds, data):
+    """Two seeds dealt the same first deal (the same deck) and played alike get different second deals, each a
+    shuffle of the 43 cards off the ridge. Hands of 2-7s and one 8 each keep deal 1 from ending the game."""
+    deck = loud[:9] + quiet + loud[9:]
+    a, b = (rules.new_game(rules.Config(ropes=0), deck, np.random.default_rng(seed)) for seed in seeds)
+    while a.deal == 1:
+        card = data.draw(st.sampled_from(cards_of(rules.legal_mask(a))))
+        rules.play(a, card)
+        rules.play(b, card)
+    off_ridge = FULL_MASK & ~sum(1 << card for card in loud[:9])
+    for s in (a, b):
+        assert s.deal == 2 and s.outcome is None and s.played == [0, 0]
+        assert s.hands[0] | s.hands[1] | s.aside == off_ridge
+        assert [s.hands[0].bit_count(), s.hands[1].bit_count(), s.aside.bit_count()] == [13, 13, 17]
+    assert (a.hands, a.aside) != (b.hands, b.aside)
 
 
 def _unseen_and_slots(s: rules.State, viewer: int, partner_unplayed: int) -> tuple[list[int], list[tuple]]:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from cardzoo.envs.common.cards import SUITS, cards_of
+from cardzoo.envs.common.cards import FULL_MASK, SUITS, cards_of
 from cardzoo.envs.rope_team import rules
 from cardzoo.envs.rope_team.rules import CAMP, Config
 
-from .rope_team_helpers import build_deck, c, game, play
+from .rope_team_helpers import QUIET_HAND0, QUIET_HAND1, build_deck, c, game, play
 
 HEARTS, DIAMONDS, SPADES, CLUBS = SUITS.index("H"), SUITS.index("D"), SUITS.index("S"), SUITS.index("C")
 
@@ -200,3 +200,24 @@ def test_later_deals_are_seeded(seed):
         while s.deal == 1 and s.outcome is None:
             rules.play(s, cards_of(rules.legal_mask(s))[-1])
     assert a.hands == b.hands and a.outcome == b.outcome
+
+
+def test_later_deals_reshuffle_the_cards_off_the_ridge():
+    # Deal 1 is the same every time; deal 2 must come out of a fresh shuffle of the 43 cards off the ridge, so over
+    # many seeds every one of them lands in each hand and aside (a fixed order would keep each card in one place).
+    deck = build_deck([], QUIET_HAND0, QUIET_HAND1)
+    ridge = sum(1 << c(n) for n in deck[:9])
+    places = {card: set() for card in cards_of(FULL_MASK & ~ridge)}
+    deals = set()
+    for seed in range(200):
+        s = game(deck, Config(ropes=0), seed=seed)
+        while s.deal == 1:
+            rules.play(s, cards_of(rules.legal_mask(s))[0])
+        assert s.outcome is None and s.hands[0] | s.hands[1] | s.aside == FULL_MASK & ~ridge
+        assert [s.hands[0].bit_count(), s.hands[1].bit_count(), s.aside.bit_count()] == [13, 13, 17]
+        for place, mask in enumerate((s.hands[0], s.hands[1], s.aside)):
+            for card in cards_of(mask):
+                places[card].add(place)
+        deals.add((s.hands[0], s.hands[1]))
+    assert len(deals) == 200
+    assert {card: len(seen) for card, seen in places.items()} == dict.fromkeys(places, 3)
