@@ -16,7 +16,7 @@ from cardzoo.envs.common.record import ENV_MODULES
 from cardzoo.envs.summit_rush import rules
 
 from .api_warnings import api_warnings
-from .test_summit_rush_rules import EXAMPLE_DECK, EXAMPLE_TICKS, make_deck, stuck_deck
+from .test_summit_rush_rules import EXAMPLE_DECK, EXAMPLE_TICKS, REDIRECT_DECK, make_deck, redirect_actions, stuck_deck
 
 
 def random_game(env, seed: int, policy_seed: int = 0):
@@ -233,6 +233,22 @@ def test_conflicts_and_bounces_are_counted_in_info():
     _, _, _, _, infos = env.step({"player_0": 19 * 2 + 1, "player_1": 20 * 2 + 1})
     assert infos["player_0"]["conflicts"] == 1 and infos["player_0"]["bounced"] == 1
     assert infos["player_0"]["outcome"] == "time"
+
+
+def test_redirect_to_own_pile_through_env():
+    # The first tick's touch order is the game's first draw (rules.draw_order): pick a seed where player_0 touches
+    # before player_1, so the 9D lands before the 7H is redirected.
+    env = summit_rush_v0.parallel_env(players=3)
+    for seed in range(20):
+        env.reset(seed=seed, options={"deck": REDIRECT_DECK})
+        order = rules.draw_order(env.game.copy())  # the copy's generator is the game's, not advanced
+        if order.index(0) < order.index(1):
+            break
+    actions = redirect_actions(env.game)
+    obs, *_ = env.step(dict(zip(env.agents, actions, strict=True)))
+    assert env.game.last_order == order
+    assert env.describe(obs["player_1"]["observation"])["piles"] == ["6S", "7H", "9D"]
+    assert env.game.redirected == 1 and env.game.bounced == 0
 
 
 def test_observations_identical_but_for_the_seat():

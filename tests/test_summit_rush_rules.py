@@ -277,6 +277,26 @@ def test_redirect_prefers_own_pile_then_seat_order():
     assert tops(s) == ["9D", "7H", "6S"] and s.redirected == 1
 
 
+REDIRECT_CONFIG = Config(players=3, stock=8)
+# player_1 aims 7H at pile 2 (8C) while player_0 lands 9D there; piles 0 (6S) and 1 (6C) both take the 7H.
+REDIRECT_DECK = make_deck({18: "7H", 19: "9D"}, [["6S"], ["6C"], ["8C"]], REDIRECT_CONFIG)
+
+
+def redirect_actions(s: rules.State) -> list[int]:
+    return [act(s, "9D", 2), act(s, "7H", 2), wait(s)]
+
+
+@pytest.mark.parametrize("order", rules.ORDERS[3], ids=lambda order: "order" + "".join(map(str, order)))
+def test_redirect_starts_from_the_players_own_pile(order):
+    # Pile 0 comes first in seat order, but the search starts at the player's own pile: pile 1.
+    s = game(REDIRECT_DECK, REDIRECT_CONFIG)
+    tick(s, *redirect_actions(s), order=order)
+    if order.index(0) < order.index(1):  # the 9D lands first: the 7H is redirected
+        assert tops(s) == ["6S", "7H", "9D"] and s.redirected == 1 and s.bounced == 0
+    else:  # the 7H lands first on the 8C, and the 9D fits no pile now
+        assert tops(s) == ["6S", "6C", "7H"] and s.redirected == 0 and s.bounced == 1
+
+
 def test_simultaneous_stock_turns_each_go_to_own_pile():
     s = game(make_deck({}, [["4S", "KD"], ["9C", "2H"]]))
     tick(s, turn(s), turn(s), order=(1, 0))
