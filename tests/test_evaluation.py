@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import math
+from fractions import Fraction
 
 import pytest
 
@@ -30,6 +32,27 @@ def test_mcnemar_and_paired():
     assert cmp.low < 0.2 < cmp.high and cmp.p_value < 1e-5
     with pytest.raises(ValueError, match="same deals"):
         stats.paired(a, b[:5])
+
+
+def test_paired_interval_known_values():
+    # Ten deals: both win 2, only A 3, only B 1, neither 4. The interval is the mean per-deal difference (+1, -1
+    # or 0) plus or minus z times the standard error of that mean, worked out here exactly from the differences.
+    a = [True] * 2 + [True] * 3 + [False] * 1 + [False] * 4
+    b = [True] * 2 + [False] * 3 + [True] * 1 + [False] * 4
+    diffs = [int(x) - int(y) for x, y in zip(a, b, strict=True)]
+    n = len(diffs)
+    mean = Fraction(sum(diffs), n)
+    var_of_mean = sum((x - mean) ** 2 for x in diffs) / n / n
+    assert (mean, var_of_mean) == (Fraction(1, 5), Fraction(9, 250))  # 0.2 and 0.036, by hand
+    half = stats.Z95 * math.sqrt(var_of_mean)
+    assert half == pytest.approx(0.371877, abs=1e-6)
+    cmp = stats.paired(a, b)
+    assert (cmp.games, cmp.only_a, cmp.only_b, cmp.difference) == (10, 3, 1, pytest.approx(0.2))
+    assert (cmp.low, cmp.high) == (pytest.approx(0.2 - half, rel=1e-12), pytest.approx(0.2 + half, rel=1e-12))
+    # A wins 20 of 100 deals B loses, nothing else: the differences are 0/1 with mean 0.2, so the standard error
+    # is sqrt(0.2 * 0.8 / 100) = 0.04.
+    one_way = stats.paired([True] * 20 + [False] * 80, [False] * 100)
+    assert (one_way.low, one_way.high) == (pytest.approx(0.2 - stats.Z95 * 0.04), pytest.approx(0.2 + stats.Z95 * 0.04))
 
 
 def test_difference_against_a_reported_rate():
