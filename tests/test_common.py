@@ -1,4 +1,5 @@
-"""Shared pieces: card strings, deck checks, card masks, observation layouts, option checks, the canvas."""
+"""Shared pieces: card strings, deck checks, card masks, observation layouts, option checks, the canvas, and the
+AEC base class's reward bookkeeping."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from cardzoo.envs import rook_v0, rope_team_v0
 from cardzoo.envs.common import cards
 from cardzoo.envs.common.errors import DeckError, OptionError
 from cardzoo.envs.common.layout import Layout
@@ -77,3 +79,48 @@ def test_canvas_draws():
     c.text(50, 2, "AB 10")
     changed = np.any(c.pixels != before, axis=2)
     assert changed[2:50, 2:36].any() and changed[2:12, 50:90].any() and not changed[55:, :].any()
+
+
+def rewards_from_last(env, seed: int) -> tuple[dict[str, float], int, dict]:
+    """Random legal play through the standard ``agent_iter``/``last()`` loop: the rewards ``last()`` handed each
+    agent over the game, how many of them were non-zero before the end, and the final info."""
+    rng = np.random.default_rng(seed)
+    env.reset(seed=seed)
+    handed = dict.fromkeys(env.possible_agents, 0.0)
+    mid_game = 0
+    for agent in env.agent_iter():
+        obs, reward, term, trunc, info = env.last()
+        handed[agent] += reward
+        if term or trunc:
+            final = info
+            env.step(None)
+        else:
+            mid_game += reward != 0
+            env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    return handed, mid_game, final
+
+
+@pytest.mark.parametrize("options", [{"rounds": 3}, {"rounds": 10, "target_score": 300}])
+def test_rewards_from_last_add_up_to_each_rook_players_round_scores(options):
+    # With ``rounds`` every round pays mid-game; the truth is the final info's round history: own score minus the
+    # opponent's, summed over the rounds.
+    paid_mid_game = 0
+    for seed in range(4):
+        handed, mid_game, info = rewards_from_last(rook_v0.env(**options), seed)
+        own = [sum(r["score"][seat] - r["score"][1 - seat] for r in info["history"]) for seat in (0, 1)]
+        assert handed == {"player_0": own[0], "player_1": own[1]}
+        assert own[0] == info["totals"][0] - info["totals"][1]
+        paid_mid_game += mid_game
+    assert paid_mid_game > 0
+
+
+def test_rewards_from_last_add_up_to_rope_team_shaping_and_outcome():
+    # Shaping pays both players for every card uncovered, mid-game; the truth is the final info's count of
+    # uncovered cards plus the outcome.
+    paid_mid_game = 0
+    for seed in range(6):
+        handed, mid_game, info = rewards_from_last(rope_team_v0.env(level="easy", shaping=0.25), seed)
+        true_total = 0.25 * info["uncovered"] + (1.0 if info["outcome"] == "win" else -1.0)
+        assert handed == {"player_0": pytest.approx(true_total), "player_1": pytest.approx(true_total)}
+        paid_mid_game += mid_game
+    assert paid_mid_game > 0
