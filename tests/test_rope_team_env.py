@@ -18,6 +18,7 @@ from cardzoo.envs.rope_team.observer import LAYOUT, describe
 
 from .api_warnings import api_warnings
 from .rope_team_helpers import QUIET_HAND0, QUIET_HAND1, build_deck
+from .test_common import rewards_from_last
 from .test_rope_team_rules import EXAMPLE_ANNA, EXAMPLE_BEN, EXAMPLE_RIDGE
 
 
@@ -273,20 +274,10 @@ def test_levels():
 
 
 def test_rewards_and_info_at_the_end():
-    env = rope_team_v0.env()
-    totals = {"player_0": 0.0, "player_1": 0.0}
-    env.reset(seed=8)
-    for agent in env.agent_iter():
-        _, reward, term, trunc, info = env.last()
-        totals[agent] += reward
-        if term or trunc:
-            final = info
-            env.step(None)
-        else:
-            env.step(int(np.flatnonzero(env.observe(agent)["action_mask"])[-1]))
+    totals, paid_mid_game, final = rewards_from_last(rope_team_v0.env(), seed=8)
     assert final["outcome"] in ("win", "fall", "out_of_deals")
     expected = 1.0 if final["outcome"] == "win" else -1.0
-    assert totals == {"player_0": expected, "player_1": expected}
+    assert totals == {"player_0": expected, "player_1": expected} and paid_mid_game == 0
     assert set(final) == {"outcome", "win_deal", "uncovered", "ropes_used", "deals", "tricks"}
 
 
