@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from cardzoo.envs.summit_rush.rules import COVER_MASK, N_PEAKS
+from cardzoo.envs.summit_rush.rules import COVER_MASK, N_MESSAGES, N_PEAKS
 
 # Fixed offsets of the observation pieces (see cardzoo.envs.summit_rush.observer); pile pieces depend on P.
 _GONE, _DOWN, _UP, _PEAK_RANK, _PEAK_SUIT, _PILE_RANK = 0, 28, 56, 84, 448, 560
@@ -64,6 +64,14 @@ def neighbours(grank: int, wrap: bool) -> tuple[int, ...]:
 
 
 _NEIGHBOURS = {w: tuple(neighbours(r, w) for r in range(13)) for w in (True, False)}
+
+
+def piles_of(n_actions: int) -> int:
+    """The number of piles from the action space's size, silent (``28 P + 2`` moves) or with talking (every move
+    with each of the 57 messages)."""
+    if n_actions % N_MESSAGES == 0 and (n_actions // N_MESSAGES - 2) % N_PEAKS == 0:
+        n_actions //= N_MESSAGES
+    return (n_actions - 2) // N_PEAKS
 
 
 class Table:
@@ -188,9 +196,12 @@ class SummitRushSimple:
         return self.act_bits(bits, legal, observation.shape[0], action_mask.shape[0])
 
     def act_bits(self, bits: int, legal: int, size: int, n_actions: int) -> int:
-        """The same decision from the observation and mask as ints (bit i = entry i) and their lengths."""
-        n = (n_actions - 2) // N_PEAKS
+        """The same decision from the observation and mask as ints (bit i = entry i) and their lengths. In a game
+        with talking the mask covers every (message, move) pair; this silent strategy says nothing (message 0,
+        whose actions are the moves themselves)."""
+        n = piles_of(n_actions)
         turn, wait = N_PEAKS * n, N_PEAKS * n + 1
+        legal &= (1 << (turn + 2)) - 1  # the moves with no message
         if not legal:
             raise ValueError("the action mask has no legal action: the game is over")
         table = Table(bits, n, size)

@@ -23,7 +23,7 @@ ENV = "summit_rush_v0"
 GAME = "summit_rush"
 AGENTS = {"simple": "simple strategy", "random": "random legal"}
 LEARNED = {"learned": "learned (MaskablePPO)"}
-TIMED = {"normal": {"level": "normal"}, "hard": {"level": "hard"}}
+TIMED = {"normal": {"level": "normal", "talk": False}, "hard": {"level": "hard", "talk": False}}
 TICKS = {"normal": 60, "hard": 40}
 LABELS = {"tripeaks": "TriPeaks", "stock_12": "12 each", "stock_10": "10 each", "stock_12_no_wrap": "12 no wrap",
           "stock_10_no_wrap": "10 no wrap", "normal": "Normal 60t", "hard": "Hard 40t"}
@@ -97,7 +97,9 @@ def _cell(row: Row | None) -> str:
 def summit_rush(settings: Settings) -> Section:
     doc = figures(GAME)
     out = Section(GAME)
-    variants = {**doc["options"], **TIMED}
+    # Silent games throughout: the simple strategy and the shipped policies say nothing, and silent games are the
+    # ones their results were first measured on.
+    variants = {v: {**o, "talk": False} for v, o in {**doc["options"], **TIMED}.items()}
     records: dict[tuple[str, str], list[dict]] = {}
     ceilings = {v: load_ceiling(v) for v in variants}
     for variant, options in variants.items():

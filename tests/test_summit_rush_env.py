@@ -18,6 +18,17 @@ from cardzoo.envs.summit_rush import rules
 from .api_warnings import api_warnings
 from .test_summit_rush_rules import EXAMPLE_DECK, EXAMPLE_TICKS, REDIRECT_DECK, make_deck, redirect_actions, stuck_deck
 
+# These tests pin the game's mechanics in the silent variant, whose actions are the moves themselves; the message
+# channel (on by default) has its own tests in test_summit_rush_talk.py.
+
+
+def silent_parallel_env(**options):
+    return summit_rush_v0.parallel_env(talk=False, **options)
+
+
+def silent_env(**options):
+    return summit_rush_v0.env(talk=False, **options)
+
 
 def random_game(env, seed: int, policy_seed: int = 0):
     """Random legal play to the end; returns the last step's infos and the number of ticks."""
@@ -32,7 +43,7 @@ def random_game(env, seed: int, policy_seed: int = 0):
 
 
 def example_env(**options):
-    env = summit_rush_v0.parallel_env(render_mode="ansi", **options)
+    env = silent_parallel_env(render_mode="ansi", **options)
     obs, infos = env.reset(seed=3, options={"deck": EXAMPLE_DECK})
     return env, obs
 
@@ -50,19 +61,19 @@ def action_of(env, spec) -> int:
 
 
 def test_parallel_api():
-    assert api_warnings(lambda: parallel_api_test(summit_rush_v0.parallel_env(), num_cycles=200)) == []
-    assert api_warnings(lambda: parallel_api_test(summit_rush_v0.parallel_env(players=3, level="hard"))) == []
-    assert api_warnings(lambda: parallel_api_test(summit_rush_v0.parallel_env(solo=True), num_cycles=500)) == []
+    assert api_warnings(lambda: parallel_api_test(silent_parallel_env(), num_cycles=200)) == []
+    assert api_warnings(lambda: parallel_api_test(silent_parallel_env(players=3, level="hard"))) == []
+    assert api_warnings(lambda: parallel_api_test(silent_parallel_env(solo=True), num_cycles=500)) == []
 
 
 def test_parallel_seed():
     # PettingZoo's parallel seed test samples actions without the mask, so illegal ones must not raise here.
-    assert api_warnings(lambda: parallel_seed_test(lambda: summit_rush_v0.parallel_env(illegal_action="wait"))) == []
+    assert api_warnings(lambda: parallel_seed_test(lambda: silent_parallel_env(illegal_action="wait"))) == []
 
 
 def test_aec_api():
-    assert api_warnings(lambda: api_test(summit_rush_v0.env(), num_cycles=300)) == []
-    assert api_warnings(lambda: api_test(summit_rush_v0.env(players=3), num_cycles=100)) == []
+    assert api_warnings(lambda: api_test(silent_env(), num_cycles=300)) == []
+    assert api_warnings(lambda: api_test(silent_env(players=3), num_cycles=100)) == []
 
 
 def test_render_api():
@@ -73,14 +84,17 @@ def test_render_api():
 
 
 def test_spaces_and_docstring_table():
-    env = summit_rush_v0.parallel_env()
+    env = silent_parallel_env()
     assert env.possible_agents == ["player_0", "player_1"]
     assert env.action_space("player_0").n == 58 and env.TURN == 56 and env.WAIT == 57
     assert env.observation_space("player_1")["observation"].shape == (732,)
-    assert textwrap.indent(env.observer.layout.table(), "    ") in summit_rush_v0.SummitRushEnv.__doc__
-    assert summit_rush_v0.parallel_env(players=3).action_space("player_2").n == 86
-    assert summit_rush_v0.parallel_env(solo=True).possible_agents == ["player_0"]
-    assert summit_rush_v0.parallel_env(solo=True).action_space("player_0").n == 30
+    talking = summit_rush_v0.parallel_env()
+    assert talking.action_space("player_0").n == 58 * 57 and talking.n_moves == 58
+    assert talking.observation_space("player_1")["observation"].shape == (732 + 2 * 56 + 2 * 10,)
+    assert textwrap.indent(talking.observer.layout.table(), "    ") in summit_rush_v0.SummitRushEnv.__doc__
+    assert silent_parallel_env(players=3).action_space("player_2").n == 86
+    assert silent_parallel_env(solo=True).possible_agents == ["player_0"]
+    assert silent_parallel_env(solo=True).action_space("player_0").n == 30
 
 
 def test_levels_and_options():
@@ -129,11 +143,11 @@ def test_levels_and_options():
 ])
 def test_bad_options(options, message):
     with pytest.raises(OptionError, match=message):
-        summit_rush_v0.parallel_env(**options)
+        silent_parallel_env(**options)
 
 
 def test_bad_reset_options_leave_the_game_intact():
-    env = summit_rush_v0.parallel_env()
+    env = silent_parallel_env()
     obs, _ = env.reset(seed=1)
     env.step({"player_0": env.WAIT, "player_1": env.TURN})
     before = env.game.copy()
@@ -153,7 +167,7 @@ def test_bad_reset_options_leave_the_game_intact():
 
 
 def test_pettingzoo_probe_reset_option_is_ignored():
-    env = summit_rush_v0.parallel_env()
+    env = silent_parallel_env()
     with pytest.warns(UnknownResetOptionWarning, match="probe"):
         a, _ = env.reset(seed=4, options={"options": 1})
     b, _ = env.reset(seed=4)
@@ -188,7 +202,7 @@ def test_worked_example_through_env():
 
 
 def test_rewards_and_info_on_a_win():
-    env = summit_rush_v0.parallel_env(time_limit=6)  # two ticks
+    env = silent_parallel_env(time_limit=6)  # two ticks
     env.reset(seed=0, options={"deck": make_deck({18: "5H", 19: "6D"}, [["4S"], ["9C"]])})
     env.game.present = env.game.up = 1 << 18 | 1 << 19  # all but two cards already gone
     obs, rewards, terms, truncs, infos = env.step({"player_0": 18 * 2, "player_1": env.WAIT})
@@ -205,7 +219,7 @@ def test_rewards_and_info_on_a_win():
 
 
 def test_time_loss_through_env():
-    env = summit_rush_v0.parallel_env(level="hard")
+    env = silent_parallel_env(level="hard")
     env.reset(seed=5)
     for i in range(40):
         obs, rewards, terms, truncs, infos = env.step({"player_0": env.WAIT, "player_1": env.WAIT})
@@ -217,7 +231,7 @@ def test_time_loss_through_env():
 
 
 def test_stuck_loss_through_env():
-    env = summit_rush_v0.parallel_env(time_limit=None)
+    env = silent_parallel_env(time_limit=None)
     env.reset(seed=0, options={"deck": stuck_deck()})
     for _ in range(11):
         obs, rewards, terms, truncs, infos = env.step({"player_0": env.TURN, "player_1": env.TURN})
@@ -225,7 +239,7 @@ def test_stuck_loss_through_env():
 
 
 def test_conflicts_and_bounces_are_counted_in_info():
-    env = summit_rush_v0.parallel_env(time_limit=6)
+    env = silent_parallel_env(time_limit=6)
     env.reset(seed=0, options={"deck": make_deck({18: "5H", 19: "7H", 20: "9D"}, [["4S"], ["8C"]])})
     env.step({"player_0": 18 * 2 + 0, "player_1": 18 * 2 + 0})  # both grab the 5H: one conflict
     # 7H aimed at the 8C and 9D onto the same 8C: whichever lands second no longer fits (5H on pile 0 takes
@@ -252,7 +266,7 @@ def test_redirect_to_own_pile_through_env():
 
 
 def test_observations_identical_but_for_the_seat():
-    env = summit_rush_v0.parallel_env(players=3)
+    env = silent_parallel_env(players=3)
     obs, _ = env.reset(seed=8)
     seat = env.observer.layout["seat"]
     for _ in range(5):
@@ -265,7 +279,7 @@ def test_observations_identical_but_for_the_seat():
 
 
 def test_state_is_the_public_table_and_the_hidden_cards():
-    env = summit_rush_v0.parallel_env()
+    env = silent_parallel_env()
     with pytest.raises(GameOverError):
         env.state()
     obs, _ = env.reset(seed=2)
@@ -300,7 +314,7 @@ def test_action_names_and_legal_actions():
 
 
 def test_wait_is_always_legal_and_turn_only_with_stock():
-    env = summit_rush_v0.parallel_env(time_limit=None)
+    env = silent_parallel_env(time_limit=None)
     obs, _ = env.reset(seed=0, options={"deck": stuck_deck()})
     for _ in range(11):
         obs, *_ = env.step({"player_0": env.TURN, "player_1": env.WAIT})
@@ -342,7 +356,7 @@ def test_illegal_action_raises_names_everything_and_changes_nothing():
     ({"player_0": None, "player_1": 57}, "integer"),
 ])
 def test_malformed_actions_raise(actions, message):
-    env = summit_rush_v0.parallel_env()
+    env = silent_parallel_env()
     env.reset(seed=0)
     with pytest.raises(IllegalActionError, match=message):
         env.step(actions)
@@ -350,21 +364,21 @@ def test_malformed_actions_raise(actions, message):
 
 
 def test_numpy_integers_are_accepted():
-    env = summit_rush_v0.parallel_env()
+    env = silent_parallel_env()
     env.reset(seed=0)
     env.step({"player_0": np.int64(57), "player_1": np.array(57)})
     assert env.game.tick == 1
 
 
 def test_step_after_the_end_and_before_reset():
-    env = summit_rush_v0.parallel_env(time_limit=3)
+    env = silent_parallel_env(time_limit=3)
     with pytest.raises(GameOverError, match="reset"):
         env.step({"player_0": 57, "player_1": 57})
     env.reset(seed=0)
     env.step({"player_0": 57, "player_1": 57})
     with pytest.raises(GameOverError, match="over \\(time\\)"):
         env.step({"player_0": 57, "player_1": 57})
-    aec = summit_rush_v0.env(time_limit=3)
+    aec = silent_env(time_limit=3)
     with pytest.raises(GameOverError):
         aec.step(57)
     aec.reset(seed=0)
@@ -376,27 +390,27 @@ def test_step_after_the_end_and_before_reset():
 
 
 def test_penalize_and_wait_modes():
-    env = summit_rush_v0.parallel_env(illegal_action="penalize")
+    env = silent_parallel_env(illegal_action="penalize")
     env.reset(seed=0)
     obs, rewards, terms, _, infos = env.step({"player_0": 0, "player_1": 57})
     assert rewards == {"player_0": -1.0, "player_1": -1.0} and all(terms.values()) and env.agents == []
     assert infos["player_1"]["outcome"] == "illegal" and infos["player_1"]["illegal_by"] == ["player_0"]
     assert not any(o["action_mask"].any() for o in obs.values())  # the game is over: nothing is legal
     assert env.game.tick == 0 and env.game.present == rules.ALL_PEAKS  # the legal wait was not applied either
-    env = summit_rush_v0.parallel_env(illegal_action="wait", time_limit=6)
+    env = silent_parallel_env(illegal_action="wait", time_limit=6)
     env.reset(seed=0)
     env.step({"player_0": 0, "player_1": 1})
     assert env.game.tick == 1 and env.game.present == rules.ALL_PEAKS and env.illegal_waits == 2
     _, _, _, _, infos = env.step({"player_0": 57, "player_1": 0})
     assert infos["player_0"]["illegal_waits"] == 3
-    e = summit_rush_v0.parallel_env(illegal_action="wait")
+    e = silent_parallel_env(illegal_action="wait")
     e.reset(seed=0)
     with pytest.raises(IllegalActionError, match="out of range"):  # malformed input still raises
         e.step({"player_0": 99, "player_1": 57})
 
 
 def test_aec_form_rejects_an_illegal_action_at_once():
-    env = summit_rush_v0.env(illegal_action="raise")
+    env = silent_env(illegal_action="raise")
     env.reset(seed=0)
     assert env.agent_selection == "player_0"
     with pytest.raises(IllegalActionError, match="player_0 cannot play action 0"):
@@ -423,7 +437,7 @@ def _digest(env, seed=None, steps=30, policy_seed=1):
 
 
 def test_same_seed_same_game_and_seedless_resets_continue_a_stream():
-    a, b = summit_rush_v0.parallel_env(), summit_rush_v0.parallel_env()
+    a, b = silent_parallel_env(), silent_parallel_env()
     assert _digest(a, 11) == _digest(b, 11)
     assert _digest(a, 11) != _digest(a, 12)
     a.reset(seed=11)
@@ -434,7 +448,7 @@ def test_same_seed_same_game_and_seedless_resets_continue_a_stream():
 
 
 def test_order_comes_from_the_seed():
-    env = summit_rush_v0.parallel_env(time_limit=None)
+    env = silent_parallel_env(time_limit=None)
     orders = []
     for seed in (0, 0, 1):
         env.reset(seed=seed)
@@ -447,13 +461,13 @@ def test_order_comes_from_the_seed():
 
 
 def test_replay_parallel_record(tmp_path):
-    env = summit_rush_v0.parallel_env(level="hard", wrap=False)
+    env = silent_parallel_env(level="hard", wrap=False)
     infos, ticks, _ = random_game(env, seed=21)
     path = tmp_path / "game.json"
     save(env, path)
     record = json.loads(path.read_text())
     assert record["kind"] == "parallel" and record["env"] == "summit_rush_v0" and len(record["actions"]) == ticks
-    assert record["options"] == {"level": "hard", "wrap": False, "illegal_action": "penalize"}
+    assert record["options"] == {"level": "hard", "wrap": False, "talk": False, "illegal_action": "penalize"}
     again = replay(path)
     assert again.game.piles == env.game.piles and again.game.outcome == env.game.outcome
     assert again.outcome_info == infos["player_0"]
@@ -461,7 +475,7 @@ def test_replay_parallel_record(tmp_path):
 
 
 def test_replay_with_deck_and_aec_record():
-    aec = summit_rush_v0.env(players=3)
+    aec = silent_env(players=3)
     deck = make_deck(config=rules.Config(players=3, stock=8))
     aec.reset(seed=4, options={"deck": deck})
     rng = np.random.default_rng(0)
@@ -487,7 +501,7 @@ def test_aec_replay_path_still_works_for_flat_records():
 
 
 def test_render_text_hides_face_down_cards():
-    env = summit_rush_v0.parallel_env(render_mode="ansi")
+    env = silent_parallel_env(render_mode="ansi")
     env.reset(seed=0, options={"deck": EXAMPLE_DECK})
     text = env.render()
     assert text.count("[###]") == 18 and "4♠" in text and "9♣" in text and "stock: 11 left" in text
@@ -496,7 +510,7 @@ def test_render_text_hides_face_down_cards():
 
 
 def test_render_rgb():
-    env = summit_rush_v0.parallel_env(render_mode="rgb_array")
+    env = silent_parallel_env(render_mode="rgb_array")
     with pytest.raises(OptionError, match="before reset"):
         env.render()
     obs, _ = env.reset(seed=0, options={"deck": EXAMPLE_DECK})
@@ -505,11 +519,11 @@ def test_render_rgb():
     env.step({"player_0": 20 * 2, "player_1": 22 * 2 + 1})
     assert not np.array_equal(first, env.render())
     with pytest.raises(OptionError, match="render_mode"):
-        summit_rush_v0.parallel_env().render()
+        silent_parallel_env().render()
 
 
 def test_human_render_prints(capsys):
-    env = summit_rush_v0.parallel_env(render_mode="human", players=3)
+    env = silent_parallel_env(render_mode="human", players=3)
     env.reset(seed=0)
     assert env.render() is None
     assert "pile 2 (player_2)" in capsys.readouterr().out

@@ -14,11 +14,12 @@ from cardzoo.envs.summit_rush.rules import N_PEAKS
 
 OPTION_SETS = [
     {},
-    {"level": "hard"},
+    {"talk": False},
+    {"level": "hard", "talk": False},
     {"players": 3},
-    {"players": 3, "level": "hard", "wrap": False},
+    {"players": 3, "level": "hard", "wrap": False, "talk": False},
     {"solo": True},
-    {"wrap": False, "time_limit": None},
+    {"wrap": False, "time_limit": None, "talk": False},
 ]
 
 games = st.fixed_dictionaries({
@@ -64,11 +65,13 @@ def check_invariants(env, obs) -> None:
     for pos in range(N_PEAKS):
         free = bool(s.present >> pos & 1) and not any(s.present >> q & 1 for q in rules.COVERED_BY[pos])
         assert bool(s.up >> pos & 1) == free
-    # Masks equal the legal actions, for every agent.
+    # Masks equal the legal actions, for every agent: each legal move with every message (talking games).
     for seat, agent in enumerate(env.possible_agents):
         mask = obs[agent]["action_mask"]
-        assert set(np.flatnonzero(mask).tolist()) == oracle_legal(s, seat)
-        for a in range(env.n_actions):
+        moves = oracle_legal(s, seat)
+        expected = {m * env.n_moves + a for m in range(env.config.n_messages) for a in moves}
+        assert set(np.flatnonzero(mask).tolist()) == expected
+        for a in range(env.n_moves):
             assert rules.is_legal(s, seat, a) == bool(mask[a])
 
 
@@ -87,8 +90,8 @@ def test_invariants_over_random_games(g):
         obs, rewards, terms, truncs, infos = env.step(actions)
         check_invariants(env, obs)
     info = infos["player_0"]
-    assert info["outcome"] in ("win", "time", "stuck")
-    assert rewards["player_0"] == (1.0 if info["outcome"] == "win" else -1.0)
+    assert info["outcome"] in ("win", "time", "stuck", "tick_limit")
+    assert rewards["player_0"] == {"win": 1.0, "tick_limit": 0.0}.get(info["outcome"], -1.0)
     assert info["ticks"] == env.game.tick and (env.config.ticks is None or info["ticks"] <= env.config.ticks)
     assert (info["peaks_left"] == 0) == (info["outcome"] == "win")
 

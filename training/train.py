@@ -79,7 +79,7 @@ def _summit_rush_envs(cfg: TrainConfig):
 
     from .gym_envs import TickEnv
 
-    makers = [lambda level=level: summit_rush_v0.parallel_env(level=level) for level in cfg.levels]
+    makers = [lambda level=level: summit_rush_v0.parallel_env(level=level, talk=False) for level in cfg.levels]
     return [lambda i=i: TickEnv(makers, seed=cfg.seed * 1000 + i, features=cfg.features) for i in range(cfg.n_envs)]
 
 
@@ -121,7 +121,9 @@ GAMES = {
 
 
 def _env_options(cfg: TrainConfig, level: str) -> dict:
-    return {"rounds": 1} if cfg.game == "rook" else {"level": level}
+    if cfg.game == "rook":
+        return {"rounds": 1}
+    return {"level": level, "talk": False} if cfg.game == "summit_rush" else {"level": level}
 
 
 # ----------------------------------------------------------------------------- evaluation

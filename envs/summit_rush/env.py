@@ -23,10 +23,23 @@ from the next tick on. The clock has ``time_limit / seconds_per_action`` ticks (
 Agents: ``player_0``, ``player_1`` (and ``player_2`` with ``players=3``; only ``player_0`` with ``solo=True``).
 Pile ``p`` and stock ``p`` belong to ``player_p``.
 
-Action space: ``Discrete(28 * P + 2)`` per player, ``P`` = number of piles (2 by default: 58 actions).
-``pos * P + pile`` plays the free card at peak position ``pos`` (0..27, see below) onto pile ``pile``; ``28 * P``
-turns the player's own stock onto their own pile; ``28 * P + 1`` waits. Wait is always legal, so the mask is never
-empty. ``action_name(a)`` names an action. Peak positions, row by row::
+Action space: a move and a message together, ``Discrete(M * (28 * P + 2))`` per player, ``P`` = number of piles
+and ``M`` = 57 messages (1 when silent): 3306 actions by default, 58 in the silent variant. Action
+``message * (28 * P + 2) + move``; with message 0 (say nothing) the action is the move itself, so a silent game's
+actions and a silent policy's choices mean the same in a talking game. Moves: ``pos * P + pile`` plays the free card
+at peak position ``pos`` (0..27, see below) onto pile ``pile``; ``28 * P`` turns the player's own stock onto their own
+pile; ``28 * P + 1`` waits. Wait is always legal, so the mask is never empty. ``action_name(a)`` names an action.
+
+Talking (``talk=True``, the default; ``silent=True`` or ``talk=False`` is the "silent summit" variant). Besides
+their move, each player may say one message a tick (``rules.MESSAGES``): 0 nothing; 1 "I'll turn"; 2 "don't turn";
+3..15 "I need a <rank>" (2..A); 16..28 "<rank> on my pile"; 29..56 "I'm taking position <pos>". Messages are cheap
+talk: they never change the cards and are never illegal (the mask allows every message with every legal move; a
+claim on a card that is gone is just wrong). A message said in one tick is heard from the next tick on (speech takes
+a moment), by every player, in the ``heard``/``heard_ago`` pieces of the observation; the record keeps the joint
+actions, so a replay says the same. Why one joint ``Discrete``: PettingZoo's tools sample masked actions with
+``action_space.sample(mask)`` (a ``MultiDiscrete`` would need a tuple of masks, which SB3's MaskablePPO and RLlib's
+masked module do not read), and MaskablePPO, RLlib's action-masking module and ``parallel_to_aec`` all take a
+``Discrete`` with a flat mask unchanged. Peak positions, row by row::
 
     row 0 (3, face down)       0           1           2
     row 1 (6, face down)     3   4       5   6       7   8
@@ -37,10 +50,11 @@ Position ``9 + k`` is covered by ``18 + k`` and ``19 + k``; position ``3 + j`` b
 ``k = j + j // 2``; position ``i`` by ``3 + 2i`` and ``4 + 2i`` (``rules.COVERED_BY``). A card is free exactly
 when it is face up; a face-down card turns up as soon as both cards covering it are gone.
 
-Observation space: ``Dict(observation=Box(0, 1, (n,), int8), action_mask=Box(0, 1, (28 * P + 2,), int8))``. Every
-player sees the same public table; only the ``seat`` piece differs. Face-down peak cards, unturned stock cards and
-the cards set aside never appear. ``env.describe(obs["observation"])`` gives the same in words. Slices for the
-default options (two players, Normal; other options change the sizes, ``env.observer.layout.table()`` prints
+Observation space: ``Dict(observation=Box(0, 1, (n,), int8), action_mask=Box(0, 1, (M * (28 * P + 2),), int8))``.
+Every player sees the same public table and hears the same messages; only the ``seat`` piece differs. Face-down
+peak cards, unturned stock cards and the cards set aside never appear. ``env.describe(obs["observation"])`` gives the
+same in words. Slices for the default options (two players, Normal, talking; other options change the sizes, and
+the silent variant has no ``heard``/``heard_ago`` pieces: 732 entries; ``env.observer.layout.table()`` prints
 them)::
 
     slice     piece            meaning
@@ -54,10 +68,12 @@ them)::
      594:646  on_piles         every card lying in any waste pile (card c = suit * 13 + rank)
      646:668  stock_left       cards left in each player's stock, a thermometer of 11 per player
      668:728  time_left        ticks left on the clock, a thermometer of 60 (empty if untimed)
-     728:729  timed            1 if the game has a time limit
-     729:731  seat             the viewer's seat, one-hot (its pile and stock have the same index)
-     731:732  wrap             1 if round the corner (K-A) is on
-    (732 entries in all)
+     728:840  heard            each player's last message, one-hot over messages 1..56 (talk)
+     840:860  heard_ago        ticks since each said it, one-hot 0..9 (9: or more; talk)
+     860:861  timed            1 if the game has a time limit
+     861:863  seat             the viewer's seat, one-hot (its pile and stock have the same index)
+     863:864  wrap             1 if round the corner (K-A) is on
+    (864 entries in all)
 
 State: ``state()`` is the global state for centralised critics (``state_space``): the public table (the
 observation layout with the ``seat`` piece all zeros), then the cards nobody sees: each face-down peak card (rank
@@ -77,8 +93,8 @@ won). Untimed games need it: a policy that only waits would otherwise never end.
 Info: empty during play; at the end every agent's info holds ``outcome`` ("win", "time", "stuck", "tick_limit";
 "illegal" under ``illegal_action="penalize"``), ``ticks`` used, ``score`` (cards left in all stocks on a win, 0 on a
 loss), ``conflicts`` (actions on a card already taken that tick), ``redirected`` and ``bounced`` cards, ``turned``
-(stock cards turned), ``peaks_left``, ``illegal_waits`` (under ``illegal_action="wait"``) and, for a penalised
-illegal action, ``illegal_by`` (the agents who tried one).
+(stock cards turned), ``peaks_left``, ``illegal_waits`` (under ``illegal_action="wait"``), ``messages`` said (in
+talking games) and, for a penalised illegal action, ``illegal_by`` (the agents who tried one).
 
 Options (keyword arguments; unknown names or bad values raise ``OptionError``):
 
@@ -92,6 +108,8 @@ Options (keyword arguments; unknown names or bad values raise ``OptionError``):
                        from seconds_per_action up to 1000 ticks' worth
     seconds_per_action seconds one tick takes, 0.1..60, default 3.0
     max_ticks          1..100000, default 1000: the game is cut off (truncated) after this many ticks
+    talk               True (default): players may say one message a tick besides their move
+    silent             True: the "silent summit" variant (the same as talk=False)
     wrap               False: no round the corner (K and A are not neighbours)
     illegal_action     "penalize" (default): an in-range action the mask forbids ends the game as a loss for
                        everyone (outcome "illegal") with an IllegalActionWarning (PettingZoo's classic-game
@@ -115,7 +133,9 @@ Version history:
         (``illegal_action="penalize"``; before, "raise" was the default); ``state()`` now holds the hidden cards
         too (before: the public table only); records keep illegal moves, so replays end the same way; the game
         ends the moment the 28th card lands (before, the rest of that tick still landed); ``max_ticks`` cuts off
-        games that would never end; the clock options are bounded.
+        games that would never end; the clock options are bounded; talking is on by default (the document's game:
+        a message channel, the joint move-and-message action space and the ``heard`` pieces), ``silent=True``
+        gives the old spaces and games exactly.
     v0 (cardzoo 0.1): first release.
 """
 
@@ -149,7 +169,7 @@ from . import render, rules
 from .observer import Observer
 
 ENV_OPTIONS = ("level", "players", "solo", "stock", "time_limit", "seconds_per_action", "wrap", "max_ticks",
-               "illegal_action", "render_mode")
+               "talk", "silent", "illegal_action", "render_mode")
 RESET_OPTIONS = ("deck",)
 ILLEGAL_ACTION_MODES = ("penalize", "raise", "wait")
 
@@ -163,7 +183,7 @@ MAX_TICKS_RANGE = (1, 100_000)
 
 def make_config(level: str = "normal", players: int | None = None, solo: bool = False, stock=None,
                 time_limit="level", seconds_per_action: float = 3.0, wrap: bool = True,
-                max_ticks: int = rules.MAX_TICKS) -> rules.Config:
+                max_ticks: int = rules.MAX_TICKS, talk=None, silent=None) -> rules.Config:
     """The rules for a set of options (checked; bad values raise ``OptionError``)."""
     level = one_of("level", level, rules.LEVELS)
     if flag("solo", solo):
@@ -179,8 +199,16 @@ def make_config(level: str = "normal", players: int | None = None, solo: bool = 
         time_limit = base_time
     elif time_limit is not None:
         time_limit = number("time_limit", time_limit, spa, spa * MAX_CLOCK_TICKS)
+    if talk is not None:
+        talk = flag("talk", talk)
+    if silent is not None:
+        if talk is not None and flag("silent", silent) == talk:
+            raise OptionError(f"silent={silent!r} contradicts talk={talk!r} (silent=True is talk=False)")
+        talk = not flag("silent", silent)
+    talk = True if talk is None else talk
     config = rules.Config(players=players, stock=stock, time_limit=time_limit, seconds_per_action=spa,
-                          wrap=flag("wrap", wrap), max_ticks=int_in("max_ticks", max_ticks, *MAX_TICKS_RANGE))
+                          wrap=flag("wrap", wrap), max_ticks=int_in("max_ticks", max_ticks, *MAX_TICKS_RANGE),
+                          talk=talk)
     if config.ticks is not None and not 1 <= config.ticks <= MAX_CLOCK_TICKS:
         raise OptionError(f"time_limit={time_limit} is {config.ticks} whole actions of {spa} s; the clock must hold "
                           f"1..{MAX_CLOCK_TICKS} actions")
@@ -196,7 +224,7 @@ class SummitRushEnv(ParallelEnv):
     def __init__(self, **options: Any):
         reject_unknown(options, ENV_OPTIONS, "option")
         game = {k: options[k] for k in ("level", "players", "solo", "stock", "time_limit", "seconds_per_action",
-                                        "wrap", "max_ticks") if k in options}
+                                        "wrap", "max_ticks", "talk", "silent") if k in options}
         self.config = make_config(**game)
         self.render_mode = one_of("render_mode", options.get("render_mode"), [None, *self.metadata["render_modes"]])
         self.illegal_action = one_of("illegal_action", options.get("illegal_action", "penalize"),
@@ -211,8 +239,10 @@ class SummitRushEnv(ParallelEnv):
         self._agent_set = frozenset(self.possible_agents)  # every agent plays every tick until the common end
         self.observer = Observer(self.config)
         self.n_actions = self.config.n_actions
+        self.n_moves = self.config.n_moves
         self.TURN = rules.N_PEAKS * n
         self.WAIT = self.TURN + 1
+        self.messages_said = 0
         self._mask_layout = Layout(("play", rules.N_PEAKS * n, "pos * P + pile"), ("turn", 1, ""), ("wait", 1, ""))
         obs_space = spaces.Dict({
             "observation": spaces.Box(0, 1, (self.observer.size,), np.int8),
@@ -257,7 +287,7 @@ class SummitRushEnv(ParallelEnv):
         self._record = {"env": self.env_name, "kind": "parallel", "options": dict(self._options), "seed": seed,
                         "reset_options": reset_options, "actions": []}
         self.agents = list(self.possible_agents)
-        self.illegal_waits = 0
+        self.illegal_waits = self.messages_said = 0
         self.outcome_info = {}
         return self._observations(), {a: {} for a in self.agents}
 
@@ -274,7 +304,16 @@ class SummitRushEnv(ParallelEnv):
             self.outcome_info = {**self._final_info(rules.ILLEGAL), **self.outcome_info}
             return self._finish(-1.0)
         agents = self.agents
-        rules.play_tick(s, seats_actions)
+        moves = seats_actions
+        if self.config.talk:
+            moves = []
+            for seat, action in enumerate(seats_actions):
+                message, move = divmod(action, self.n_moves)
+                if message:
+                    rules.say(s, seat, message)
+                    self.messages_said += 1
+                moves.append(move)
+        rules.play_tick(s, moves)
         if s.outcome is not None:
             self.outcome_info = self._final_info(s.outcome)
             return self._finish(rules.rewards(s), truncated=s.outcome == rules.TICK_LIMIT)
@@ -297,6 +336,7 @@ class SummitRushEnv(ParallelEnv):
         running = s.outcome is None
         mask = self._mask_layout.to_array(plays | 1 << self.WAIT if running else 0)
         seat_entry, turn, stock_left = self.observer.seat_entries, self.TURN, s.stock_left
+        messages = self.config.n_messages
         out = {}
         for p, agent in enumerate(self.possible_agents):
             obs = shared.copy()
@@ -304,6 +344,8 @@ class SummitRushEnv(ParallelEnv):
             m = mask.copy()
             if running and stock_left[p]:
                 m[turn] = 1
+            if messages > 1:  # any message goes with any legal move
+                m = np.tile(m, messages)
             out[agent] = {"observation": obs, "action_mask": m}
         return out
 
@@ -328,9 +370,9 @@ class SummitRushEnv(ParallelEnv):
         for agent in self.agents:
             action, legal = self._checked(agent, actions[agent])
             given.append(action)
-            if not legal:
+            if not legal:  # a wait (under "wait"); what the player said still counts
                 illegal.append(agent)
-                action = self.WAIT
+                action = action - action % self.n_moves + self.WAIT
             out.append(action)
         if illegal:
             if self.illegal_action == "penalize":
@@ -365,33 +407,40 @@ class SummitRushEnv(ParallelEnv):
         if not 0 <= action < n:
             raise IllegalActionError(f"{agent}'s action {action} is out of range 0..{n - 1}")
         seat = self._seat[agent]
-        if rules.is_legal(self.game, seat, action):
+        message, move = divmod(action, self.n_moves)
+        if rules.is_legal(self.game, seat, move):
             return action, True
         if self.illegal_action != "raise":
             return action, False
         legal = rules.legal_bits(self.game, seat)
-        names = [f"{a} ({self.action_name(a)})" for a in range(n) if legal >> a & 1]
+        names = [f"{a} ({self.action_name(a)})" for a in range(self.n_moves) if legal >> a & 1]
+        talk = (f" (moves; with message m the action is m * {self.n_moves} + move, and every message goes with any "
+                f"legal move)" if self.config.talk else "")
         raise IllegalActionError(
             f"{agent} cannot play action {action} ({self.action_name(action)}): "
-            f"{self._why_illegal(seat, action)}. Legal actions: {', '.join(names)}")
+            f"{self._why_illegal(seat, move)}. Legal actions{talk}: {', '.join(names)}")
 
     def _final_info(self, outcome: str) -> dict[str, Any]:
         s = self.game
-        return {"outcome": outcome, "ticks": s.tick, "score": s.score if outcome == rules.WIN else 0,
+        info = {"outcome": outcome, "ticks": s.tick, "score": s.score if outcome == rules.WIN else 0,
                 "conflicts": s.conflicts, "redirected": s.redirected, "bounced": s.bounced, "turned": s.turned,
                 "peaks_left": s.present.bit_count(), "illegal_waits": self.illegal_waits}
+        if self.config.talk:
+            info["messages"] = self.messages_said
+        return info
 
     # ----------------------------------------------------------------- names and errors
     def action_name(self, action: int) -> str:
-        n = self.config.players
-        if action == self.WAIT:
-            return "wait"
-        if action == self.TURN:
-            return "turn own stock"
-        pos, pile = divmod(action, n)
+        message, move = divmod(action, self.n_moves)
+        said = f", saying \"{rules.MESSAGES[message]}\"" if message else ""
+        if move == self.WAIT:
+            return "wait" + said
+        if move == self.TURN:
+            return "turn own stock" + said
+        pos, pile = divmod(move, self.config.players)
         s = self.game
         card = card_pretty(s.peaks[pos]) if s is not None and s.up >> pos & 1 else "card"
-        return f"{card} at position {pos} onto pile {pile}"
+        return f"{card} at position {pos} onto pile {pile}{said}"
 
     def _why_illegal(self, seat: int, action: int) -> str:
         s = self.game
@@ -422,7 +471,8 @@ class SummitRushEnv(ParallelEnv):
         if agent not in self._seat:
             raise IllegalActionError(f"unknown agent {agent!r}; agents: {self.possible_agents}")
         bits = rules.legal_bits(self.game, self._seat[agent])
-        return [a for a in range(self.n_actions) if bits >> a & 1]
+        moves = [a for a in range(self.n_moves) if bits >> a & 1]
+        return [m * self.n_moves + a for m in range(self.config.n_messages) for a in moves]
 
     def game_record(self) -> dict[str, Any]:
         """The game so far as plain JSON-ready data: env name, kind, options, seed, reset options, tick actions."""

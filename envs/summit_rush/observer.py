@@ -5,6 +5,9 @@ clock), so every player's vector is the same except for the ``seat`` piece. Face
 cards and the cards set aside never appear. Seats and piles are absolute (pile ``p`` belongs to ``player_p``); the
 ``seat`` piece tells the viewer which one is theirs.
 
+With talking on, every player also hears every player's last message (its own included) and how many ticks ago it
+was said; these pieces are empty (length 0) in the silent variant, so a silent observation is exactly as before.
+
 Counts (stock cards left, ticks left) are thermometers: entry ``i`` of the piece is 1 iff the count exceeds ``i``.
 The vector's length depends on the options (players, stock size, number of ticks), so :class:`Observer` builds one
 :class:`~cardzoo.envs.common.layout.Layout` per configuration.
@@ -18,7 +21,9 @@ import numpy as np
 
 from ..common.cards import CARD_NAMES, cards_of
 from ..common.layout import Layout
-from .rules import ALL_PEAKS, N_PEAKS, Config, State
+from .rules import ALL_PEAKS, MESSAGES, N_MESSAGES, N_PEAKS, Config, State
+
+HEARD_AGES = 10  # ticks since a message was said, one-hot 0..9 (9: nine or more)
 
 
 def _thermometer(piece: np.ndarray) -> int:
@@ -31,6 +36,7 @@ class Observer:
     def __init__(self, config: Config):
         self.config = config
         n = config.players
+        talk = int(config.talk)
         self.stock_len = max(config.stock - 1, 0)
         self.ticks = config.ticks or 0
         self.layout = Layout(
@@ -45,6 +51,9 @@ class Observer:
             ("stock_left", n * self.stock_len,
              f"cards left in each player's stock, a thermometer of {self.stock_len} per player"),
             ("time_left", self.ticks, f"ticks left on the clock, a thermometer of {self.ticks} (empty if untimed)"),
+            ("heard", talk * n * (N_MESSAGES - 1), "each player's last message, one-hot over messages 1..56 (talk)"),
+            ("heard_ago", talk * n * HEARD_AGES,
+             f"ticks since each said it, one-hot 0..{HEARD_AGES - 1} ({HEARD_AGES - 1}: or more; talk)"),
             ("timed", 1, "1 if the game has a time limit"),
             ("seat", n, "the viewer's seat, one-hot (its pile and stock have the same index)"),
             ("wrap", 1, "1 if round the corner (K-A) is on"),
@@ -63,6 +72,8 @@ class Observer:
         )
         self._stock_offsets = tuple(o["stock_left"] + p * self.stock_len for p in range(n))
         self._time = o["time_left"]
+        self._heard = tuple(o["heard"] + p * (N_MESSAGES - 1) - 1 for p in range(n))  # message m >= 1 at offset + m
+        self._heard_ago = tuple(o["heard_ago"] + p * HEARD_AGES for p in range(n))
         self._constant = (1 << o["timed"] if config.ticks is not None else 0) | (1 << o["wrap"] if config.wrap else 0)
         self.seat_entries = tuple(o["seat"] + p for p in range(n))
         self.seat_bits = tuple(1 << e for e in self.seat_entries)
@@ -112,6 +123,12 @@ class Observer:
         if self.ticks:
             left = max(self.ticks - s.tick, 0)
             bits |= ((1 << left) - 1) << self._time
+        if self.config.talk:
+            for p, said in enumerate(s.said):
+                if said is not None:
+                    message, tick = said
+                    bits |= 1 << (self._heard[p] + message)
+                    bits |= 1 << (self._heard_ago[p] + min(s.tick - 1 - tick, HEARD_AGES - 1))
         return bits
 
     def observe(self, s: State, seat: int) -> np.ndarray:
@@ -164,4 +181,14 @@ class Observer:
             "time_left": _thermometer(p["time_left"]) if p["timed"][0] else None,
             "seat": int(np.flatnonzero(p["seat"])[0]),
             "wrap": bool(p["wrap"][0]),
+            "heard": self._describe_heard(p) if self.config.talk else None,
         }
+
+    def _describe_heard(self, p: dict[str, np.ndarray]) -> list[tuple[str, int] | None]:
+        """Each player's last message and how many ticks ago it was said (None before the first)."""
+        out: list[tuple[str, int] | None] = []
+        for q in range(self.config.players):
+            heard = np.flatnonzero(p["heard"][q * (N_MESSAGES - 1) : (q + 1) * (N_MESSAGES - 1)])
+            ago = np.flatnonzero(p["heard_ago"][q * HEARD_AGES : (q + 1) * HEARD_AGES])
+            out.append((MESSAGES[int(heard[0]) + 1], int(ago[0])) if len(heard) else None)
+        return out

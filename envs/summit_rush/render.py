@@ -6,7 +6,7 @@ import numpy as np
 
 from ..common.cards import card_pretty
 from ..common.render import GREY, Canvas
-from .rules import COVERED_BY, N_PEAKS, ROW_START, ROWS, State
+from .rules import COVERED_BY, MESSAGES, N_PEAKS, ROW_START, ROWS, State
 
 
 def _columns() -> tuple[float, ...]:
@@ -48,6 +48,10 @@ def text(s: State) -> str:
     for p in range(cfg.players):
         lines.append(f"pile {p} (player_{p}): {card_pretty(s.tops[p]):>3} ({len(s.piles[p])} cards)   "
                      f"stock: {s.stock_left[p]} left")
+    if cfg.talk:
+        heard = [f"player_{p}: \"{MESSAGES[said[0]]}\" ({s.tick - 1 - said[1]} ticks ago)"
+                 for p, said in enumerate(s.said) if said is not None]
+        lines.append("last said - " + ("; ".join(heard) if heard else "nothing yet"))
     if s.last_order:
         lines.append("last tick landed in order " + ", ".join(f"player_{p}" for p in s.last_order))
     lines.append(f"conflicts {s.conflicts}, redirected {s.redirected}, bounced {s.bounced}, "

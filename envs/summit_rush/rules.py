@@ -19,6 +19,11 @@ game's own order A-2-...-K, and "round the corner" (``wrap``) also joins K and A
 Actions (one per seat and tick), for ``P`` piles: ``pos * P + pile`` plays the free card at peak position ``pos``
 onto ``pile``; ``TURN = 28 * P`` turns the seat's own stock onto its own pile; ``WAIT = 28 * P + 1`` does nothing.
 
+Talking (on by default; off is the "silent summit" variant): each tick a player may say one message from
+``MESSAGES`` besides their action. Messages are cheap talk: they never change the cards, and none is ever illegal.
+A message said during tick ``t`` is heard from tick ``t + 1`` on (speech takes a moment); ``State.said`` keeps
+each seat's last message and the tick it was said.
+
 Deck order for an explicit deal (52 card ints): ``deck[0:28]`` the peaks by position, then each seat's stock in
 turning order (``deck[28:28 + S]`` seat 0, the next ``S`` seat 1, ...; the first card of each is turned up at the
 start), then the cards set aside unseen.
@@ -37,6 +42,24 @@ from ..common.cards import cards_of
 
 N_PEAKS = 28
 ROWS = (3, 6, 9, 10)
+RANK_NAMES = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "Jack", "Queen", "King", "Ace")  # by rank index
+
+
+def _messages() -> tuple[str, ...]:
+    """The vocabulary, drawn from the document's calls: 0 says nothing."""
+    out = ["(nothing)", "I'll turn", "don't turn"]
+    out += [f"I need a {r}" for r in RANK_NAMES]
+    out += [f"{r} on my pile" for r in RANK_NAMES]
+    out += [f"I'm taking position {pos}" for pos in range(28)]
+    return tuple(out)
+
+
+MESSAGES = _messages()
+SAY_NOTHING, SAY_TURN, SAY_DONT_TURN = 0, 1, 2
+SAY_NEED = 3  # + rank index (0..12 for 2..A)
+SAY_ON_PILE = SAY_NEED + 13  # + rank index
+SAY_TAKING = SAY_ON_PILE + 13  # + peak position
+N_MESSAGES = len(MESSAGES)  # 57
 ROW_START = (0, 3, 9, 18)
 ALL_PEAKS = (1 << N_PEAKS) - 1
 BOTTOM_ROW = tuple(range(18, 28))
@@ -97,6 +120,9 @@ class Config:
     time_limit: float | None = 180.0  # seconds; None = untimed
     seconds_per_action: float = 3.0  # one tick
     wrap: bool = True  # round the corner: K and A are neighbours
+    # Players may say one message a tick. Off here, as messages never change the cards; the env turns it on by
+    # default, as the document plays (off is the "silent summit" variant).
+    talk: bool = False
     max_ticks: int = MAX_TICKS  # the game is cut off after this many ticks (untimed games would run forever)
 
     @property
@@ -111,8 +137,18 @@ class Config:
         return 52 - N_PEAKS - self.players * self.stock
 
     @property
-    def n_actions(self) -> int:
+    def n_moves(self) -> int:
+        """Moves per seat and tick: a peak card onto a pile, turn, wait."""
         return N_PEAKS * self.players + 2
+
+    @property
+    def n_messages(self) -> int:
+        return N_MESSAGES if self.talk else 1
+
+    @property
+    def n_actions(self) -> int:
+        """A move and a message together: ``message * n_moves + move`` (just the move when silent)."""
+        return self.n_moves * self.n_messages
 
 
 # Level presets per number of players: (stock per seat, seconds). Expert is this project's ruling.
@@ -131,7 +167,7 @@ class State:
 
     __slots__ = (
         "config", "fits", "peaks", "present", "up", "piles", "tops", "on_piles", "stocks", "stock_left",
-        "aside", "tick", "outcome", "conflicts", "bounced", "redirected", "turned", "rng", "last_order",
+        "aside", "tick", "outcome", "conflicts", "bounced", "redirected", "turned", "rng", "last_order", "said",
     )  # fmt: skip
 
     def copy(self) -> State:
@@ -143,6 +179,7 @@ class State:
         other.tops = list(self.tops)
         other.stocks = [list(st) for st in self.stocks]
         other.stock_left = list(self.stock_left)
+        other.said = list(self.said)
         other.rng = random.Random()
         other.rng.setstate(self.rng.getstate())
         return other
@@ -188,7 +225,14 @@ def new_game(config: Config, deck: Sequence[int], order_seed: int) -> State:
     s.conflicts = s.bounced = s.redirected = s.turned = 0
     s.rng = random.Random(order_seed)
     s.last_order = ()
+    s.said = [None] * n  # per seat: (message, tick said) of the last message, None before the first
     return s
+
+
+def say(s: State, seat: int, message: int) -> None:
+    """``seat`` says ``message`` during the current tick (call before :func:`play_tick`); nothing is no message."""
+    if message != SAY_NOTHING:
+        s.said[seat] = (message, s.tick)
 
 
 def free_positions(s: State) -> list[int]:
