@@ -141,3 +141,7 @@ def main(argv: list[str] | None = None) -> None:
     except CardzooError as err:
         print(f"cardzoo: {type(err).__name__}: {err}", file=sys.stderr)
         raise SystemExit(2) from None
+
+
+if __name__ == "__main__":
+    main()

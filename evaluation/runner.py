@@ -7,7 +7,11 @@ from the game seed and their seat, so a game's result does not depend on which w
 Resuming. With a cache folder, each chunk of games is written to ``<cache>/<matchup key>/<first>-<last>.json``
 when it finishes; a later run with the same matchup reads finished chunks instead of playing them again. The key
 covers the env, its options, the agents' names and the learned agents' weights; after changing an agent's code,
-use a fresh cache folder.
+use a fresh cache folder. A chunk is written to a temporary file and renamed into place, so a run that is killed,
+or another run sharing the cache, never leaves or reads half a chunk. Each chunk stores its seed range, its game
+count and a SHA-256 of its records; a chunk that fails any check (empty, truncated, not JSON, the wrong games,
+edited) is reported with a ``CacheWarning`` naming the file and the problem, and its games are played again. The
+checksum guards against accidents, not against someone who rewrites it on purpose.
 """
 
 from __future__ import annotations
@@ -16,7 +20,9 @@ import hashlib
 import json
 import os
 import sys
+import tempfile
 import time
+import warnings
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
@@ -127,6 +133,66 @@ def _rope_team_bits_game(options: dict[str, Any], agents: Sequence, seed: int) -
 
 FAST_LOOPS: dict[str, Callable] = {"rope_team_v0": _rope_team_bits_game}
 
+# ---------------------------------------------------------------------------- the cache
+class CacheWarning(UserWarning):
+    """A cached chunk of games that cannot be trusted: it is discarded and its games are played again."""
+
+
+def _checksum(records: list[dict[str, Any]]) -> str:
+    return hashlib.sha256(json.dumps(records, sort_keys=True).encode()).hexdigest()
+
+
+def write_chunk(path: Path, seeds: list[int], records: list[dict[str, Any]]) -> None:
+    """Write a chunk atomically: a temporary file in the same folder, then ``os.replace`` onto ``path``."""
+    data = {"seeds": [seeds[0], seeds[-1]], "games": len(records), "sha256": _checksum(records), "records": records}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w") as f:
+            json.dump(data, f)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _chunk_problem(raw: bytes, seeds: list[int]) -> tuple[str, list[dict[str, Any]] | None]:
+    """What is wrong with a chunk file's bytes ("" if nothing), and its records if nothing is."""
+    if not raw.strip():
+        return "empty file", None
+    try:
+        data = json.loads(raw)
+    except ValueError as err:  # JSONDecodeError and UnicodeDecodeError
+        return f"not valid JSON, truncated or damaged ({err})", None
+    if not isinstance(data, dict) or not {"seeds", "games", "sha256", "records"} <= data.keys():
+        return "not a chunk with seeds, games and a checksum (damaged, or written by an older cardzoo)", None
+    records = data["records"]
+    if data["seeds"] != [seeds[0], seeds[-1]]:
+        return f"holds seeds {data['seeds']}, expected {[seeds[0], seeds[-1]]}", None
+    if not isinstance(records, list) or data["games"] != len(seeds) or len(records) != len(seeds):
+        count = len(records) if isinstance(records, list) else "no list of"
+        return f"holds {count} games (says {data['games']}), expected {len(seeds)}", None
+    if _checksum(records) != data["sha256"]:
+        return "its records do not match their checksum (edited or damaged)", None
+    return "", records
+
+
+def read_chunk(path: Path, seeds: list[int]) -> list[dict[str, Any]] | None:
+    """The records of a finished chunk; None if there is none, or (with a ``CacheWarning``) if it is bad."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as err:
+        problem, records = f"unreadable ({err.strerror})", None
+    else:
+        problem, records = _chunk_problem(raw, seeds)
+    if problem:
+        warnings.warn(f"evaluation cache chunk {path}: {problem}; discarded, its {len(seeds)} games are played "
+                      "again", CacheWarning, stacklevel=2)
+    return records
+
+
 # ---------------------------------------------------------------------------- many games
 _worker: _Worker | None = None
 
@@ -136,6 +202,10 @@ def _play_chunk(matchup: Matchup, seeds: list[int]) -> list[dict[str, Any]]:
     if _worker is None or _worker.matchup != matchup:
         _worker = _Worker(matchup)
     return [_worker.play(seed) for seed in seeds]
+
+
+def _chunk_name(seeds: list[int]) -> str:
+    return f"{seeds[0]}-{seeds[-1]}.json"
 
 
 def run(
@@ -154,11 +224,11 @@ def run(
     results: dict[int, list[dict[str, Any]]] = {}
     todo = []
     for i, seeds in enumerate(chunks):
-        path = folder / f"{seeds[0]}-{seeds[-1]}.json" if folder else None
-        if path is not None and path.is_file():
-            results[i] = json.loads(path.read_text())
-        else:
+        records = read_chunk(folder / _chunk_name(seeds), seeds) if folder else None
+        if records is None:
             todo.append(i)
+        else:
+            results[i] = records
     done = sum(len(chunks[i]) for i in results)
     start = time.time()
 
@@ -173,8 +243,7 @@ def run(
         results[i] = records
         done += len(records)
         if folder is not None:
-            folder.mkdir(parents=True, exist_ok=True)
-            (folder / f"{chunks[i][0]}-{chunks[i][-1]}.json").write_text(json.dumps(records))
+            write_chunk(folder / _chunk_name(chunks[i]), chunks[i], records)
         report()
 
     if workers == 1 or len(todo) <= 1:

@@ -67,13 +67,7 @@ def test_runs_are_reproducible_and_resumable(tmp_path):
     assert [r["seed"] for r in first] == list(range(60))
     chunks = sorted(p.name for p in (tmp_path / m.key).iterdir())
     assert chunks == ["0-24.json", "25-49.json", "50-59.json"]
-    # A resumed run reads the cache: tamper with one chunk and see it come back unchanged.
-    path = tmp_path / m.key / "25-49.json"
-    records = json.loads(path.read_text())
-    records[0]["outcome"] = "tampered"
-    path.write_text(json.dumps(records))
-    resumed = run(m, 60, workers=1, cache_dir=tmp_path, chunk=25, progress=False)
-    assert resumed[25]["outcome"] == "tampered"
+    # Resuming from the cache (and what happens to a damaged chunk) is tested in test_evaluation_cache.py.
     parallel = run(m, 60, workers=2, chunk=25, progress=False)
     assert parallel == first
 
