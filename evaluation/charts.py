@@ -7,6 +7,7 @@ drawn as a hollow bar without whisker.
 
 from __future__ import annotations
 
+import math
 import struct
 import zlib
 from dataclasses import dataclass
@@ -60,6 +61,8 @@ def bar_chart(title: str, groups: dict[str, list[Bar]], path: str | Path) -> np.
     for g, (name, bars) in enumerate(groups.items()):
         x0 = left + 10 + g * group_w
         for bar in bars:
+            if math.isnan(bar.value):  # a rate of no games (a small run): no bar
+                continue
             x = x0 + sources.index(bar.source) * bar_w
             h = int(round(bar.value * plot_h))
             y = top + plot_h - h

@@ -1,33 +1,67 @@
 """The ``cardzoo`` command: ``evaluate``, ``play``, ``replay``, ``train`` and ``bench``.
 
 Options of an env are given as ``-o name=value`` (values are read as JSON where they parse, e.g.
-``-o open_hands=true -o ropes=2``; otherwise as strings, e.g. ``-o level=hard``).
+``-o open_hands=true -o ropes=2``; otherwise as strings, e.g. ``-o level=hard``). ``play`` shows the table as
+text itself, so it refuses ``-o render_mode=...``.
+
+Errors end the command with one line on stderr and a non-zero status, never a traceback: a bad argument is
+argparse's ``error:`` line (status 2); a bad game, option, record or output path is ``cardzoo <command>: ...``
+(status 2), checked before any game is played; output to a closed pipe (``cardzoo play ... | head``) ends quietly
+(status 1, as Python's own recipe); a full disk or another failed write is one line (status 1).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
+import os
+import shlex
 import sys
+import tempfile
 import time
+from pathlib import Path
 
 from cardzoo.envs.common.errors import CardzooError
 from cardzoo.envs.common.record import ENV_MODULES, make_env, replay, save
 
+GAMES = ", ".join(sorted(n.removesuffix("_v0") for n in ENV_MODULES))
 
-def _env_name(game: str) -> str:
-    name = game if game in ENV_MODULES else f"{game}_v0"
+
+class CommandError(Exception):
+    """A command that cannot run as given (a bad file or folder, a missing extra): one line for the user."""
+
+
+# ---------------------------------------------------------------------------- argument types
+def game(text: str) -> str:
+    """argparse type: a game's name, with or without its version suffix; the env name."""
+    name = text if text in ENV_MODULES else f"{text}_v0"
     if name not in ENV_MODULES:
-        known = ", ".join(sorted(n.removesuffix("_v0") for n in ENV_MODULES))
-        raise SystemExit(f"cardzoo: unknown game {game!r}; games: {known}")
+        raise argparse.ArgumentTypeError(f"unknown game {text!r}; games: {GAMES}")
     return name
+
+
+def number(kind: type, low: float | None = None, above: bool = False):
+    """argparse type: a finite ``kind`` (int or float) of at least ``low`` (above ``low`` if ``above``)."""
+    wanted = f"{'a whole' if kind is int else 'a'} number" + ("" if low is None else f" {'>' if above else '>='} {low}")
+
+    def parse(text: str):
+        try:
+            value = kind(text)
+        except ValueError:
+            value = None
+        if value is None or not math.isfinite(value) or low is not None and (value < low or above and value == low):
+            raise argparse.ArgumentTypeError(f"expected {wanted}, got {text!r}")
+        return value
+
+    return parse
 
 
 def _options(pairs: list[str]) -> dict:
     options = {}
     for pair in pairs:
         if "=" not in pair:
-            raise SystemExit(f"cardzoo: an option is name=value, got {pair!r}")
+            raise CommandError(f"an option is -o name=value, got {pair!r}")
         key, value = pair.split("=", 1)
         try:
             options[key] = json.loads(value)
@@ -36,16 +70,41 @@ def _options(pairs: list[str]) -> dict:
     return options
 
 
+def writable_folder(folder: Path, what: str) -> None:
+    """Create ``folder`` and write and delete a file in it, so a bad path fails before any game is played."""
+    if folder.exists() and not folder.is_dir():
+        raise CommandError(f"cannot write {what} in {folder}: it is a file, not a folder")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=folder, prefix=".cardzoo-probe-") as probe:
+            probe.write(b"probe")
+            probe.flush()
+    except OSError as err:
+        raise CommandError(f"cannot write {what} in {folder}: {err.strerror or err}") from None
+
+
+def writable_file(path: Path, what: str) -> None:
+    if path.is_dir():
+        raise CommandError(f"cannot write {what} to {path}: it is a folder")
+    writable_folder(path.parent, what)
+
+
+# ---------------------------------------------------------------------------- commands
 def play(args: argparse.Namespace) -> None:
     from cardzoo.agents.registry import make_agent
 
-    name = _env_name(args.game)
     options = _options(args.option)
-    env = make_env(name, **{"illegal_action": "raise", **options, "render_mode": "ansi"})
+    if "render_mode" in options:
+        raise CommandError("play shows the table as text itself; drop -o render_mode (the Python API takes it)")
+    if args.save:
+        writable_file(Path(args.save), "the game")
+    env = make_env(args.game, **{"illegal_action": "raise", **options, "render_mode": "ansi"})
+    if len(args.agents) > len(env.possible_agents):
+        raise CommandError(f"{len(args.agents)} agents for the {len(env.possible_agents)} seats of {args.game}")
     agents = {}
     for i, agent_id in enumerate(env.possible_agents):
         agent_name = args.agents[i % len(args.agents)]
-        agents[agent_id] = make_agent(agent_name, name, seed=None if args.seed is None else args.seed + i)
+        agents[agent_id] = make_agent(agent_name, args.game, seed=None if args.seed is None else args.seed + i)
     env.reset(seed=args.seed)
     print(env.render(), flush=True)
     for agent_id in env.agent_iter():
@@ -64,7 +123,7 @@ def play(args: argparse.Namespace) -> None:
 
 
 def replay_cmd(args: argparse.Namespace) -> None:
-    env = replay(args.file)
+    env = replay(args.file)  # a missing, unreadable or malformed file is a RecordError naming it
     env.unwrapped.render_mode = "ansi"
     print(env.render())
 
@@ -72,39 +131,52 @@ def replay_cmd(args: argparse.Namespace) -> None:
 def bench(args: argparse.Namespace) -> None:
     from cardzoo.evaluation import bench as bench_module
 
+    if args.out:
+        writable_file(Path(args.out), "the figures")
     bench_module.main(seconds=args.seconds, out=args.out, only=args.games)
 
 
 def evaluate(args: argparse.Namespace) -> None:
-    from pathlib import Path
-
     from cardzoo.evaluation import report
 
     games = report.FULL_GAMES if args.full else args.games
     out = Path(args.out or ("reports/full" if args.full else "reports/quick"))
+    writable_folder(out, "the report")
+    if args.cache:
+        writable_folder(Path(args.cache), "the cache")
     report.main(report.Settings(games=games, workers=args.workers, out=out,
                                 cache=Path(args.cache) if args.cache else None, only=args.only))
 
 
 def train(args: argparse.Namespace) -> None:
+    from cardzoo.training import train as training
+
     try:
-        from cardzoo.training.train import main as train_main
+        cfg = training.config(args)
+    except ValueError as err:
+        raise CommandError(str(err)) from None
+    try:
+        import sb3_contrib  # noqa: F401
+        import stable_baselines3  # noqa: F401
+        import torch  # noqa: F401
     except ImportError as err:
-        raise SystemExit(f"cardzoo train needs the training extra (torch, stable-baselines3, sb3-contrib): {err}. "
-                         "Install torch==2.13.0 first (CPU wheel), then pip install -e '.[train]'") from None
-    train_main(args.rest)
+        raise CommandError(f"needs the training extra (torch, stable-baselines3, sb3-contrib; {err.name} is missing):"
+                           " install torch==2.13.0 first (CPU wheel), then pip install -e '.[train]'") from None
+    training.train(cfg, command="cardzoo " + shlex.join(args.argv))
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from cardzoo.training import train as training
+
     parser = argparse.ArgumentParser(prog="cardzoo", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("play", help="watch agents play one game in the terminal")
-    p.add_argument("game", help="rope_team, ...")
+    p.add_argument("game", type=game, help=GAMES)
     p.add_argument("--agents", nargs="+", default=["random"], help="agent name per seat (repeats if fewer)")
-    p.add_argument("--seed", type=int, default=None, help="game seed (same seed, same game)")
+    p.add_argument("--seed", type=number(int, 0), default=None, help="game seed (same seed, same game)")
     p.add_argument("-o", "--option", action="append", default=[], metavar="NAME=VALUE", help="env option")
-    p.add_argument("--delay", type=float, default=0.0, help="seconds to pause after each move")
+    p.add_argument("--delay", type=number(float, 0), default=0.0, help="seconds to pause after each move")
     p.add_argument("--save", metavar="FILE", help="save the game as JSON for `cardzoo replay`")
     p.set_defaults(func=play)
 
@@ -113,34 +185,58 @@ def build_parser() -> argparse.ArgumentParser:
     r.set_defaults(func=replay_cmd)
 
     e = sub.add_parser("evaluate", help="the evaluation report: every game, level and agent vs the documents")
-    e.add_argument("--games", type=int, default=2000, help="games per matchup (quick default)")
-    e.add_argument("--full", action="store_true", help="10,000 games per matchup")
+    size = e.add_mutually_exclusive_group()
+    size.add_argument("--games", type=number(int, 1), default=2000, help="games per matchup (quick default)")
+    size.add_argument("--full", action="store_true", help="10,000 games per matchup")
     e.add_argument("--out", help="report folder (default reports/quick or reports/full)")
-    e.add_argument("--workers", type=int, default=None, help="processes (default: all cores)")
+    e.add_argument("--workers", type=number(int, 1), default=None, help="processes (default: all cores)")
     e.add_argument("--cache", help="folder for finished chunks of games, so an interrupted run resumes")
     e.add_argument("--only", nargs="+", help="only these games' sections")
     e.set_defaults(func=evaluate)
 
     t = sub.add_parser("train", help="train a policy with MaskablePPO (see `cardzoo train GAME --help`)",
-                       add_help=False)
-    t.add_argument("rest", nargs=argparse.REMAINDER)
+                       description=training.__doc__.splitlines()[0])
+    training.add_options(t)
     t.set_defaults(func=train)
 
     b = sub.add_parser("bench", help="env steps per CPU-second beside PettingZoo's leduc (and OpenSpiel)")
-    b.add_argument("--seconds", type=float, default=3.0, help="CPU seconds per env")
+    b.add_argument("--seconds", type=number(float, 0, above=True), default=3.0, help="CPU seconds per env")
     b.add_argument("--out", help="write the figures as JSON here")
-    b.add_argument("--games", nargs="+", help="only these cardzoo envs (peers always run)")
+    b.add_argument("--games", nargs="+", type=game, help=f"only these cardzoo envs ({GAMES}; peers always run)")
     b.set_defaults(func=bench)
     return parser
 
 
+def _stdout_to_devnull() -> None:
+    # Python flushes stdout again at exit; pointing it at devnull keeps that flush from a second error.
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+
+
 def main(argv: list[str] | None = None) -> None:
+    argv = sys.argv[1:] if argv is None else argv
     args = build_parser().parse_args(argv)
+    args.argv = argv  # for the record of a training run
     try:
         args.func(args)
-    except CardzooError as err:
-        print(f"cardzoo: {type(err).__name__}: {err}", file=sys.stderr)
+        sys.stdout.flush()
+    except (CardzooError, CommandError) as err:
+        kind = f"{type(err).__name__}: " if isinstance(err, CardzooError) else ""
+        print(f"cardzoo {args.command}: {kind}{err}", file=sys.stderr)
         raise SystemExit(2) from None
+    except BrokenPipeError:  # the reader went away (`| head`): stop quietly
+        _stdout_to_devnull()
+        raise SystemExit(1) from None
+    except OSError as err:  # a full disk (stdout to /dev/full too), a file that went away: the system's words
+        try:
+            sys.stdout.flush()
+        except OSError:
+            _stdout_to_devnull()
+        print(f"cardzoo {args.command}: {err}", file=sys.stderr)
+        raise SystemExit(1) from None
+    except KeyboardInterrupt:
+        print(f"cardzoo {args.command}: interrupted", file=sys.stderr)
+        raise SystemExit(130) from None
 
 
 if __name__ == "__main__":

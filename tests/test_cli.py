@@ -26,8 +26,3 @@ def test_unknown_option_is_a_clear_error(capsys):
         main(["play", "rope_team", "-o", "lvl=hard"])
     assert exit_info.value.code == 2
     assert "did you mean 'level'" in capsys.readouterr().err
-
-
-def test_unknown_game():
-    with pytest.raises(SystemExit, match="unknown game 'poker'"):
-        main(["play", "poker"])

@@ -12,6 +12,7 @@ from the report's deals (``0 .. N-1``), so choosing the best checkpoint does not
 
 from __future__ import annotations
 
+import argparse
 import csv
 import json
 import shlex
@@ -26,31 +27,42 @@ import numpy as np
 EVAL_BASE_SEED = 10_000_000
 
 
+def option(default, help: str, low: float | None = None):
+    """A TrainConfig field: its default, its one-line help for ``cardzoo train GAME --help`` and, for numbers, the
+    smallest value the command line accepts."""
+    return field(default=default, metadata={"help": help, "low": low})
+
+
 @dataclass
 class TrainConfig:
-    game: str = "rope_team"  # rope_team, summit_rush or rook (see GAMES)
-    levels: tuple[str, ...] = ()  # levels mixed in training, one policy for all (empty: the game's default)
-    steps: int = 1_000_000  # PPO environment steps (one step = one seat's decision)
-    seed: int = 0  # seeds torch, numpy and the deals
-    hidden: tuple[int, ...] = (128, 128)  # hidden layer sizes of the actor and of the critic
-    learning_rate: float = 1e-4  # Adam step size
-    n_envs: int = 8  # environments stepped together
-    n_steps: int = 1024  # steps per environment per rollout
-    batch_size: int = 2048  # minibatch size
-    n_epochs: int = 4  # passes over each rollout
-    gamma: float = 1.0  # discount: episodes are short and only the outcome counts
-    gae_lambda: float = 0.95  # GAE lambda
-    clip_range: float = 0.1  # PPO clip; small, so fine-tuning does not undo the warm start
-    ent_coef: float = 0.003  # entropy bonus
-    shaping: float = 0.0  # Rope Team: reward per ridge card uncovered (documented shaping; 0 = the game's reward)
-    features: str | None = None  # extra inputs computed from the observation (cardzoo.agents.features), or none
-    imitate: str | None = "default"  # warm start: clone this agent first ("default": the game's; None: no clone)
-    imitate_games: int = 20_000  # games of the cloned agent's self-play
-    imitate_epochs: int = 8  # passes over them
-    eval_games: int = 500  # games per level at each evaluation
-    eval_every: int = 100_000  # steps between evaluations (and checkpoints)
-    out: str = "runs/rope_team"  # output folder
-    threads: int = 2  # torch CPU threads
+    """The options of a run; each is a flag of ``cardzoo train`` (``n_envs`` is ``--n-envs``)."""
+
+    game: str = option("rope_team", "the game: rope_team, summit_rush or rook")
+    levels: tuple[str, ...] = option((), "levels mixed in training, one policy for all (default: the game's levels)")
+    steps: int = option(1_000_000, "PPO environment steps (one step = one seat's decision)", low=1)
+    seed: int = option(0, "seeds torch, numpy and the deals", low=0)
+    hidden: tuple[int, ...] = option((128, 128), "hidden layer sizes of the actor and of the critic", low=1)
+    learning_rate: float = option(1e-4, "Adam step size", low=0)
+    n_envs: int = option(8, "environments stepped together", low=1)
+    n_steps: int = option(1024, "steps per environment per rollout", low=1)
+    batch_size: int = option(2048, "minibatch size", low=2)
+    n_epochs: int = option(4, "passes over each rollout", low=1)
+    gamma: float = option(1.0, "discount: episodes are short and only the outcome counts", low=0)
+    gae_lambda: float = option(0.95, "GAE lambda", low=0)
+    clip_range: float = option(0.1, "PPO clip; small, so fine-tuning does not undo the warm start", low=0)
+    ent_coef: float = option(0.003, "entropy bonus", low=0)
+    shaping: float = option(0.0, "Rope Team: reward per ridge card uncovered (documented shaping; 0 = the game's "
+                                 "reward)")
+    features: str | None = option(None, "extra inputs computed from the observation (a name in "
+                                        "cardzoo.agents.features), or none")
+    imitate: str | None = option("default", "warm start: clone this agent first (default: the game's baseline; "
+                                            "none: no clone)")
+    imitate_games: int = option(20_000, "games of the cloned agent's self-play", low=1)
+    imitate_epochs: int = option(8, "passes over them", low=1)
+    eval_games: int = option(500, "games per level at each evaluation", low=1)
+    eval_every: int = option(100_000, "steps between evaluations (and checkpoints)", low=1)
+    out: str = option("", "output folder (default: runs/GAME)")
+    threads: int = option(2, "torch CPU threads", low=1)
 
     def __post_init__(self):
         game = GAMES[self.game]
@@ -58,6 +70,8 @@ class TrainConfig:
             self.levels = tuple(game["levels"])
         if self.imitate == "default":
             self.imitate = game["imitate"]
+        if not self.out:
+            self.out = f"runs/{self.game}"
         if self.game == "summit_rush" and len(self.levels) != 1:
             raise ValueError("summit_rush observations differ in length between levels (stock and clock sizes): "
                              "train one policy per level, e.g. --levels hard")
@@ -342,29 +356,51 @@ def train(cfg: TrainConfig, command: str = "") -> Path:
     return out / "policy.npz"
 
 
-def parse_args(argv: list[str]) -> TrainConfig:
-    import argparse
+def add_options(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """TrainConfig's fields as ``parser``'s arguments, each with its help and default (the game is positional)."""
+    from cardzoo.evaluation.cli import number
 
-    parser = argparse.ArgumentParser(prog="cardzoo train", description=__doc__.splitlines()[0])
-    parser.add_argument("game", choices=sorted(GAMES))
     for f in fields(TrainConfig):
+        default = f.default  # the declared default: "default", () and "" resolve per game in __post_init__
+        shown = " ".join(map(str, default)) if isinstance(default, tuple) else "none" if default is None else default
+        help = f.metadata["help"].replace("%", "%%")
         if f.name == "game":
+            parser.add_argument("game", choices=sorted(GAMES), help=help)
             continue
-        default = f.default  # the declared default: "default" and () resolve per game in __post_init__
+        help += f" (default: {shown})" if shown != "" and "default:" not in help else ""
         flag = "--" + f.name.replace("_", "-")
         if isinstance(default, tuple):
             kind = int if default and isinstance(default[0], int) else str
-            parser.add_argument(flag, nargs="+", type=kind, default=default)
-        elif f.name in ("imitate", "features"):
-            parser.add_argument(flag, default=default, help="a name, or 'none'")
+            low = f.metadata["low"]
+            parser.add_argument(flag, nargs="+", type=kind if low is None else number(kind, low), default=default,
+                                help=help)
+        elif f.name == "features":
+            from cardzoo.agents.features import FEATURES
+
+            parser.add_argument(flag, choices=[*FEATURES, "none"], default=default, help=help)
+        elif default is None or isinstance(default, str):
+            parser.add_argument(flag, default=default, help=help)
         else:
-            parser.add_argument(flag, type=type(default), default=default)
-    args = vars(parser.parse_args(argv))
+            parser.add_argument(flag, type=number(type(default), f.metadata["low"]), default=default, help=help)
+    return parser
+
+
+def config(args: argparse.Namespace) -> TrainConfig:
+    """The TrainConfig of parsed options ("none" turns an optional name off); ValueError if they conflict."""
+    values = {f.name: getattr(args, f.name) for f in fields(TrainConfig)}
     for key in ("imitate", "features"):
-        if args[key] in ("none", "None", ""):
-            args[key] = None
-    args = {k: tuple(v) if isinstance(v, list) else v for k, v in args.items()}
-    return TrainConfig(**args)
+        if values[key] in ("none", "None", ""):
+            values[key] = None
+    return TrainConfig(**{k: tuple(v) if isinstance(v, list) else v for k, v in values.items()})
+
+
+def parse_args(argv: list[str]) -> TrainConfig:
+    parser = add_options(argparse.ArgumentParser(prog="cardzoo train", description=__doc__.splitlines()[0]))
+    args = parser.parse_args(argv)
+    try:
+        return config(args)
+    except ValueError as err:
+        parser.error(str(err))
 
 
 def main(argv: list[str] | None = None) -> Path:
