@@ -200,3 +200,21 @@ def test_choice_features_are_the_baselines_choice(name):
     assert x[size:].sum() == 1.0
     assert int(np.flatnonzero(x[size:])[0]) == make_agent(agent_name, env_name).act(obs["observation"],
                                                                                     obs["action_mask"])
+
+
+def test_steps_are_whole_rollouts_and_progress_never_passes_100_percent(tmp_path, capsys):
+    """PPO learns from whole rollouts (n_envs * n_steps): 200 steps with rollouts of 2 * 64 run 256, say so first,
+    and the progress line counts to 256, never past 100 % or below 0 s left."""
+    import re
+
+    cfg = TrainConfig(steps=200, n_envs=2, n_steps=64, batch_size=64, n_epochs=1, hidden=(16,), imitate=None,
+                      eval_games=2, eval_every=10_000, out=str(tmp_path / "run"), threads=1)
+    train(cfg, command="test")
+    out, err = capsys.readouterr()
+    assert "steps: 200 rounded up to 256, whole rollouts of n_envs * n_steps = 2 * 64 = 128 steps" in out
+    progress = re.findall(r"(\d[\d,]*)/(\d[\d,]*) steps \((\d+)%\), \d+ s, ~(-?\d+) s left", err)
+    assert [(done, total, pct) for done, total, pct, _ in progress] == [("128", "256", "50"), ("256", "256", "100")]
+    assert all(int(left) >= 0 for *_, left in progress)
+    run = json.loads((tmp_path / "run" / "run.json").read_text())
+    assert run["steps"] == 256 and run["config"]["steps"] == 200
+    assert LearnedAgent(tmp_path / "run" / "final.npz").policy.meta["steps"] == 256

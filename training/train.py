@@ -39,7 +39,8 @@ class TrainConfig:
 
     game: str = option("rope_team", "the game: rope_team, summit_rush or rook")
     levels: tuple[str, ...] = option((), "levels mixed in training, one policy for all (default: the game's levels)")
-    steps: int = option(1_000_000, "PPO environment steps (one step = one seat's decision)", low=1)
+    steps: int = option(1_000_000, "PPO environment steps (one step = one seat's decision), rounded up to whole "
+                                   "rollouts of n_envs * n_steps", low=1)
     seed: int = option(0, "seeds torch, numpy and the deals", low=0)
     hidden: tuple[int, ...] = option((128, 128), "hidden layer sizes of the actor and of the critic", low=1)
     learning_rate: float = option(1e-4, "Adam step size", low=0)
@@ -284,6 +285,11 @@ def train(cfg: TrainConfig, command: str = "") -> Path:
         log_file.write(line + "\n")
         log_file.flush()
 
+    rollout = cfg.n_envs * cfg.n_steps
+    total = -(-cfg.steps // rollout) * rollout  # PPO collects and learns from whole rollouts
+    if total != cfg.steps:
+        log(f"steps: {cfg.steps:,} rounded up to {total:,}, whole rollouts of n_envs * n_steps = {cfg.n_envs} * "
+            f"{cfg.n_steps:,} = {rollout:,} steps (a smaller --n-steps makes shorter rollouts)")
     torch.set_num_threads(cfg.threads)
     torch.manual_seed(cfg.seed)
     start = time.time()
@@ -333,17 +339,20 @@ def train(cfg: TrainConfig, command: str = "") -> Path:
                 self.next_eval += cfg.eval_every
             return True
 
+        def _on_training_start(self) -> None:
+            self.learn_start = time.time()  # the time left is estimated from PPO's pace, not the warm start's
+
         def _on_rollout_end(self) -> None:
-            done = self.num_timesteps / cfg.steps
-            elapsed = time.time() - start
-            eta = elapsed / done * (1 - done) if done > 0 else 0
-            print(f"\r  {self.num_timesteps:,}/{cfg.steps:,} steps ({100 * done:.0f}%), {elapsed:.0f} s, "
+            done = self.num_timesteps / total
+            eta = (time.time() - self.learn_start) / done * (1 - done)
+            print(f"\r  {self.num_timesteps:,}/{total:,} steps ({100 * done:.0f}%), {time.time() - start:.0f} s, "
                   f"~{eta:.0f} s left", end="", file=sys.stderr, flush=True)
 
     checkpoint(0)
-    model.learn(total_timesteps=cfg.steps, callback=Progress(), tb_log_name="ppo")
+    model.learn(total_timesteps=total, callback=Progress(), tb_log_name="ppo")
     print(file=sys.stderr)
-    export_policy(model, out / "final.npz", {**meta, "steps": cfg.steps, "seconds": round(time.time() - start)})
+    export_policy(model, out / "final.npz", {**meta, "steps": model.num_timesteps,
+                                              "seconds": round(time.time() - start)})
     if curve.rows[-1]["steps"] < model.num_timesteps:
         checkpoint(model.num_timesteps)
     seconds = time.time() - start
