@@ -11,7 +11,10 @@ sees another's choice for the same tick.
 ``VersusEnv``: a competitive turn-based game. The learner plays one seat (chosen at random per game), and the
 other seats are played by opponents drawn from a pool (earlier snapshots, heuristic agents).
 
-Every env exposes ``action_masks()`` for MaskablePPO.
+Every env exposes ``action_masks()`` for MaskablePPO. The views pass Gymnasium's and SB3's ``check_env``: the game
+draw and the deals come from ``np_random`` (seeded by ``seed`` here and by ``reset(seed=...)``), and an action the
+mask forbids is settled by the wrapped env's ``illegal_action`` option (``"penalize"`` ends the game with the
+penalty; ``"raise"`` raises).
 """
 
 from __future__ import annotations
@@ -41,15 +44,14 @@ class _CardGameView(gym.Env):
             self.features, extra = FEATURES[features]
             size = self.observation_space.shape[0] + extra
             self.observation_space = gym.spaces.Box(-1.0, 1.0, (size,), np.float32)
-        self.rng = np.random.default_rng(seed)
+        self._np_random, self._np_random_seed = gym.utils.seeding.np_random(seed)
 
     def _next_game(self, seed: int | None):
         """The env for the next game (drawn by ``weights``) and that game's seed."""
-        if seed is not None:
-            self.rng = np.random.default_rng(seed)
+        super().reset(seed=seed)
         if len(self.games) > 1:
-            self.env = self.games[self.rng.choice(len(self.games), p=self.weights)]
-        return self.env, int(self.rng.integers(2**63))
+            self.env = self.games[self.np_random.choice(len(self.games), p=self.weights)]
+        return self.env, int(self.np_random.integers(2**63))
 
     def _inputs(self, obs: dict) -> np.ndarray:
         """What the policy reads for an observation dict: the vector, or the features built from it."""
@@ -81,10 +83,11 @@ class SharedPolicyEnv(_CardGameView):
         agent = env.agent_selection
         env.step(int(action))
         reward = float(env.rewards[agent])  # cooperative: every seat gets the team's reward
-        if env.terminations[agent] or env.truncations[agent]:
+        over = env.terminations[agent] or env.truncations[agent]
+        self._obs = env.observe(agent if over else env.agent_selection)
+        if over:
             info = dict(env.infos[agent])
             return self._view(), reward, bool(env.terminations[agent]), bool(env.truncations[agent]), info
-        self._obs = env.observe(env.agent_selection)
         return self._view(), reward, False, False, {}
 
 
@@ -140,8 +143,8 @@ class VersusEnv(_CardGameView):
     def reset(self, *, seed: int | None = None, options=None):
         env, game_seed = self._next_game(seed)
         env.reset(seed=game_seed)
-        self.me = env.possible_agents[int(self.rng.integers(len(env.possible_agents)))]
-        self.opponent = self.opponents(self.rng)
+        self.me = env.possible_agents[int(self.np_random.integers(len(env.possible_agents)))]
+        self.opponent = self.opponents(self.np_random)
         self.opponent.reset(seed=game_seed)
         self._advance()
         return self._view(), {}
