@@ -63,5 +63,6 @@ def test_snippet_trains_with_a_finite_loss(code, capsys):
     torch.manual_seed(0)
     namespace: dict = {}
     exec(compile(code, "README.md", "exec"), namespace)
-    assert math.isfinite(float(namespace["loss"]))
+    loss = namespace["loss"]
+    assert math.isfinite(loss.item() if isinstance(loss, torch.Tensor) else float(loss))
     assert "loss" in capsys.readouterr().out
