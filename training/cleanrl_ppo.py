@@ -81,7 +81,10 @@ class Agent(nn.Module):
 def train(args: Args) -> dict:
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
+    # single Rook rounds; Summit Rush without its message channel, as cardzoo's own training plays it
     options = {"rounds": 1} if args.game == "rook" else {"level": args.level}
+    if args.game == "summit_rush":
+        options["talk"] = False
     envs = [make_view(args.game, seed=args.seed * 1000 + i, opponent=args.opponent, **options)
             for i in range(args.num_envs)]
     n_obs, n_actions = envs[0].observation_space.shape[0], int(envs[0].action_space.n)
