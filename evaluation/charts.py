@@ -1,24 +1,23 @@
-"""Win-rate charts as PNG files, drawn with the shared numpy canvas (no plotting library needed).
+"""Charts for the report and the learning curves, drawn with matplotlib and written as PNG and SVG side by side.
 
-A chart has one group per level (or variant) and one bar per source (document, simple strategy, random, ceiling,
-learned ...), each with its 95 % interval as a whisker; a source that is a single figure (the document's) is
-drawn as a hollow bar without whisker.
+matplotlib is an extra (``pip install cardzoo[report]``, part of ``all``), not a core dependency: envs, agents and
+the statistics of an evaluation need only numpy, and a report made without matplotlib still has its markdown, CSV
+and JSON — :func:`available` tells the report whether to draw, and it says so when it cannot.
+
+A bar chart has one group per level (or variant) and one bar per source (simple strategy, random, ceiling,
+learned ...), each with its 95 % interval as an error bar; a source that is a single reported figure (the
+document's) is not a bar but a black diamond over its group, so it cannot be read as a measurement.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import math
-import struct
-import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
-
-from cardzoo.envs.common.render import Canvas
-
-PALETTE = [(90, 90, 90), (40, 110, 200), (200, 120, 40), (60, 160, 80), (160, 60, 160), (200, 50, 50)]
-WHITE, BLACK, LIGHT = (255, 255, 255), (0, 0, 0), (225, 225, 225)
+# Colour-blind-safe (Okabe-Ito), in the order sources first appear.
+PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000")
 
 
 @dataclass(frozen=True)
@@ -27,96 +26,94 @@ class Bar:
     value: float  # 0..1
     low: float | None = None
     high: float | None = None
-    hollow: bool = False
+    reported: bool = False  # a figure reported elsewhere (the document's), drawn as a marker, not a bar
 
 
-def write_png(pixels: np.ndarray, path: str | Path) -> None:
-    """Write an (H, W, 3) uint8 array as a PNG file."""
-    height, width, _ = pixels.shape
-    raw = b"".join(b"\x00" + pixels[y].tobytes() for y in range(height))
-
-    def chunk(kind: bytes, data: bytes) -> bytes:
-        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
-
-    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
-    png = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(raw, 9)) + chunk(b"IEND", b"")
-    Path(path).write_bytes(png)
+def available() -> bool:
+    """Whether matplotlib is installed (the ``report`` extra)."""
+    return importlib.util.find_spec("matplotlib") is not None
 
 
-def bar_chart(title: str, groups: dict[str, list[Bar]], path: str | Path) -> np.ndarray:
-    """Grouped vertical bars from 0 to 100 %; returns the pixels and writes the PNG."""
-    sources = list(dict.fromkeys(b.source for bars in groups.values() for b in bars))
-    colour = {s: PALETTE[i % len(PALETTE)] for i, s in enumerate(sources)}
-    bar_w, gap = 18, 26
-    group_w = len(sources) * bar_w + gap
-    left, top, plot_h = 50, 40, 240
-    width = max(left + len(groups) * group_w + 20, 60 + 110 * ((len(sources) + 1) // 2) + 20)
-    height = top + plot_h + 40 + 16 * ((len(sources) + 1) // 2) + 20
-    c = Canvas(width, height, background=WHITE)
-    c.text(10, 10, title, BLACK)
-    for pct in range(0, 101, 20):
-        y = top + plot_h - pct * plot_h // 100
-        c.rect(left, y, width - left - 10, 1, LIGHT)
-        c.text(8, y - 4, f"{pct:>3}", BLACK)
-    for g, (name, bars) in enumerate(groups.items()):
-        x0 = left + 10 + g * group_w
-        for bar in bars:
-            if math.isnan(bar.value):  # a rate of no games (a small run): no bar
-                continue
-            x = x0 + sources.index(bar.source) * bar_w
-            h = int(round(bar.value * plot_h))
-            y = top + plot_h - h
-            if bar.hollow:
-                c.rect(x + 1, y, bar_w - 3, max(h, 2), WHITE, border=colour[bar.source])
-            else:
-                c.rect(x + 1, y, bar_w - 3, max(h, 1), colour[bar.source])
-            if bar.low is not None and bar.high is not None:
-                y_low = top + plot_h - int(round(bar.low * plot_h))
-                y_high = top + plot_h - int(round(bar.high * plot_h))
-                cx = x + bar_w // 2 - 1
-                c.rect(cx, y_high, 1, max(y_low - y_high, 1), BLACK)
-                c.rect(cx - 3, y_high, 7, 1, BLACK)
-                c.rect(cx - 3, y_low, 7, 1, BLACK)
-        c.text(x0, top + plot_h + 8, name[: max(3, group_w // 7)], BLACK)
-    legend_y = top + plot_h + 30
+def _pyplot():
+    import matplotlib
+
+    matplotlib.use("Agg")  # files only, never a window
+    matplotlib.rcParams["svg.hashsalt"] = "cardzoo"  # SVG ids from the data, not at random: reproducible files
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _save(fig, path: str | Path) -> list[Path]:
+    """Write the figure as ``path`` (PNG) and beside it as SVG; return both paths."""
+    png = Path(path).with_suffix(".png")
+    svg = png.with_suffix(".svg")
+    fig.savefig(png, dpi=150, bbox_inches="tight")
+    fig.savefig(svg, bbox_inches="tight", metadata={"Date": None})  # no timestamp: the same data, the same file
+    _pyplot().close(fig)
+    return [png, svg]
+
+
+def bar_chart(title: str, groups: dict[str, list[Bar]], path: str | Path, y_label: str = "win rate (%)") -> list[Path]:
+    """Grouped bars from 0 to 100 % with 95 % intervals; reported figures as diamonds. Returns the files written
+    (none without matplotlib)."""
+    if not available():
+        return []
+    return _save(bar_figure(title, groups, y_label), path)
+
+
+def bar_figure(title: str, groups: dict[str, list[Bar]], y_label: str = "win rate (%)"):
+    """The matplotlib figure of :func:`bar_chart`."""
+    plt = _pyplot()
+    sources = list(dict.fromkeys(b.source for bars in groups.values() for b in bars if not b.reported))
+    reported = list(dict.fromkeys(b.source for bars in groups.values() for b in bars if b.reported))
+    width = 0.8 / max(len(sources), 1)
+    fig, ax = plt.subplots(figsize=(max(6.0, 1.2 * len(groups) * max(len(sources), 1) * 0.45 + 2), 4.2))
     for i, source in enumerate(sources):
-        x, y = 10 + (i % 2) * 200, legend_y + (i // 2) * 16
-        c.rect(x, y, 10, 10, colour[source])
-        c.text(x + 16, y + 1, source[:26], BLACK)
-    write_png(c.pixels, path)
-    return c.pixels
+        xs, ys, errors = [], [], [[], []]
+        for g, bars in enumerate(groups.values()):
+            for bar in bars:
+                if bar.source == source and not bar.reported and not math.isnan(bar.value):
+                    xs.append(g - 0.4 + width * (i + 0.5))
+                    ys.append(100 * bar.value)
+                    low = bar.value if bar.low is None else bar.low
+                    high = bar.value if bar.high is None else bar.high
+                    errors[0].append(100 * (bar.value - low))
+                    errors[1].append(100 * (high - bar.value))
+        ax.bar(xs, ys, width * 0.92, yerr=errors, capsize=2, label=source, color=PALETTE[i % len(PALETTE)],
+               error_kw={"elinewidth": 0.8, "ecolor": "#333333"})
+    markers = ("D", "s", "^", "v")
+    for j, source in enumerate(reported):
+        points = [(g, 100 * bar.value) for g, bars in enumerate(groups.values()) for bar in bars
+                  if bar.source == source and bar.reported and not math.isnan(bar.value)]
+        ax.scatter([x for x, _ in points], [y for _, y in points], marker=markers[j % len(markers)], s=36,
+                   color="black", zorder=3, label=f"{source} (reported figure)")
+    ax.set_xticks(range(len(groups)), list(groups), rotation=20 if len(groups) > 5 else 0)
+    ax.set_ylim(0, 105)
+    ax.set_ylabel(y_label)
+    ax.set_title(title)
+    ax.yaxis.grid(True, color="#dddddd")
+    ax.set_axisbelow(True)
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False)
+    return fig
 
 
-def line_chart(title: str, series: dict[str, list[tuple[float, float]]], path: str | Path,
-               x_label: str = "") -> np.ndarray:
-    """Lines of (x, y) points with y a rate in 0..1; returns the pixels and writes the PNG."""
-    left, top, plot_w, plot_h = 50, 40, 420, 220
-    names = list(series)
-    width = left + plot_w + 20
-    height = top + plot_h + 36 + 16 * ((len(names) + 1) // 2) + 10
-    c = Canvas(width, height, background=WHITE)
-    c.text(10, 10, title, BLACK)
-    xs = [x for pts in series.values() for x, _ in pts]
-    x_max = max(xs) if xs and max(xs) > 0 else 1.0
-    for pct in range(0, 101, 20):
-        y = top + plot_h - pct * plot_h // 100
-        c.rect(left, y, plot_w, 1, LIGHT)
-        c.text(8, y - 4, f"{pct:>3}", BLACK)
-    c.text(left, top + plot_h + 8, "0", BLACK)
-    label = f"{x_max:,.0f} {x_label}".strip()
-    c.text(left + plot_w - 7 * len(label), top + plot_h + 8, label, BLACK)
-    for i, name in enumerate(names):
-        colour = PALETTE[i % len(PALETTE)]
-        points = [(left + int(x / x_max * (plot_w - 1)), top + plot_h - int(round(y * plot_h)))
-                  for x, y in series[name]]
-        for (x0, y0), (x1, y1) in zip(points, points[1:], strict=False):
-            steps = max(abs(x1 - x0), abs(y1 - y0), 1)
-            for t in range(steps + 1):
-                c.rect(x0 + (x1 - x0) * t // steps, y0 + (y1 - y0) * t // steps, 2, 2, colour)
-        for x, y in points:
-            c.rect(x - 2, y - 2, 5, 5, colour)
-        lx, ly = 10 + (i % 2) * 200, top + plot_h + 28 + (i // 2) * 16
-        c.rect(lx, ly, 10, 10, colour)
-        c.text(lx + 16, ly + 1, name[:26], BLACK)
-    write_png(c.pixels, path)
-    return c.pixels
+def line_chart(title: str, series: dict[str, list[tuple[float, float]]], path: str | Path, x_label: str = "",
+               y_label: str = "win rate (%)") -> list[Path]:
+    """Lines of (x, y) points, y a rate in 0..1 drawn in %. Returns the files written (none without matplotlib)."""
+    if not available():
+        return []
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(6.4, 3.8))
+    for i, (name, points) in enumerate(series.items()):
+        ax.plot([x for x, _ in points], [100 * y for _, y in points], marker="o", markersize=3, linewidth=1.4,
+                label=name, color=PALETTE[i % len(PALETTE)])
+    ax.set_ylim(0, 100)
+    ax.set_xlabel(x_label)
+    ax.set_ylabel(y_label)
+    ax.set_title(title)
+    ax.grid(True, color="#dddddd")
+    ax.xaxis.set_major_formatter(plt.FuncFormatter(lambda x, _: f"{x:,.0f}"))
+    if len(series) > 1:
+        ax.legend(fontsize=8, frameon=False)
+    return _save(fig, path)

@@ -123,7 +123,7 @@ def write(settings: Settings, sections: list[Section]) -> Path:
     ]
     for s in sections:
         lines += [s.markdown.rstrip(), ""]
-        lines += [f"![{s.game}]({chart})" for chart in s.charts] + [""]
+        lines += [f"![{s.game}]({chart})" for chart in s.charts if (out / chart).exists()] + [""]
         lines += [f"*{s.game}: {s.seconds:.0f} s of wall time.*", ""]
     (out / "summary.md").write_text("\n".join(lines))
     return out / "summary.md"
@@ -142,5 +142,8 @@ def main(settings: Settings) -> Path:
         result.seconds = time.time() - start
         sections.append(result)
     path = write(settings, sections)
-    print(f"report written: {path} (with results.csv, results.json and charts in {settings.out})")
+    from .charts import available
+
+    charts = "charts" if available() else "no charts (matplotlib is not installed: pip install cardzoo[report])"
+    print(f"report written: {path} (with results.csv, results.json and {charts} in {settings.out})")
     return path

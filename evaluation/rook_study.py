@@ -238,7 +238,6 @@ def rook(settings: Settings) -> Section:
     lines += _learned_lines(settings, out)
     out.markdown = "\n".join(lines)
 
-    # Legend names stay short (the chart is narrow); the markdown says what each bar is.
     groups = {
         "game": [Bar("vs random", game_rate.rate, game_rate.low, game_rate.high),
                  Bar("vs itself", seat_game.rate, seat_game.low, seat_game.high)],
@@ -249,6 +248,6 @@ def rook(settings: Settings) -> Section:
                      Bar("random", bids_r["made"].rate, bids_r["made"].low, bids_r["made"].high)],
     }
     settings.out.mkdir(parents=True, exist_ok=True)
-    bar_chart("ROOK FOR TWO: HEURISTIC", groups, settings.out / "rook.png")
+    bar_chart("Rook for Two: the heuristic player (95 % intervals)", groups, settings.out / "rook.png")
     out.charts.append("rook.png")
     return out

@@ -202,9 +202,10 @@ def rope_team(settings: Settings) -> Section:
     out.markdown = "\n".join(lines)
 
     sources = ["document", "simple", "random", "ceiling", *[a for a in LEARNED if (LEVELS[0], a) in by]]
-    groups = {level: [Bar(src, by[level, src].rate, by[level, src].low, by[level, src].high, src == "document")
+    groups = {level: [Bar(src, by[level, src].rate, by[level, src].low, by[level, src].high,
+                          reported=src == "document")
                       for src in sources if (level, src) in by] for level in LEVELS}
     settings.out.mkdir(parents=True, exist_ok=True)
-    bar_chart("ROPE TEAM WIN RATE BY LEVEL", groups, settings.out / "rope_team.png")
+    bar_chart("Rope Team: win rate by level (95 % intervals)", groups, settings.out / "rope_team.png")
     out.charts.append("rope_team.png")
     return out

@@ -237,9 +237,10 @@ def summit_rush(settings: Settings) -> Section:
     out.markdown = "\n".join(lines)
 
     sources = ["document", "simple", "random", "ceiling", "learned"]
-    groups = {LABELS.get(v, v): [Bar(src, by[v, src].rate, by[v, src].low, by[v, src].high, src == "document")
+    groups = {LABELS.get(v, v): [Bar(src, by[v, src].rate, by[v, src].low, by[v, src].high,
+                                 reported=src == "document")
                   for src in sources if (v, src) in by] for v in variants}
     settings.out.mkdir(parents=True, exist_ok=True)
-    bar_chart("SUMMIT RUSH WIN RATE", groups, settings.out / "summit_rush.png")
+    bar_chart("Summit Rush: win rate by variant (95 % intervals)", groups, settings.out / "summit_rush.png")
     out.charts.append("summit_rush.png")
     return out

@@ -9,7 +9,7 @@ from fractions import Fraction
 import pytest
 
 from cardzoo.evaluation import stats
-from cardzoo.evaluation.charts import Bar, bar_chart
+from cardzoo.evaluation.charts import Bar, bar_chart, bar_figure
 from cardzoo.evaluation.cli import main
 from cardzoo.evaluation.runner import Matchup, run
 
@@ -72,10 +72,34 @@ def test_runs_are_reproducible_and_resumable(tmp_path):
     assert parallel == first
 
 
-def test_chart_png(tmp_path):
-    path = tmp_path / "c.png"
-    pixels = bar_chart("T", {"a": [Bar("x", 0.5, 0.4, 0.6), Bar("doc", 0.7, hollow=True)]}, path)
-    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and pixels.shape[2] == 3
+def test_charts_are_png_and_svg_with_intervals_and_reported_figures_as_markers(tmp_path):
+    groups = {"easy": [Bar("simple", 0.5, 0.4, 0.6), Bar("document", 0.7, reported=True)],
+              "hard": [Bar("simple", 0.25, 0.2, 0.3), Bar("document", 0.54, reported=True)]}
+    files = bar_chart("Rope Team", groups, tmp_path / "c.png")
+    assert [f.name for f in files] == ["c.png", "c.svg"]
+    assert files[0].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    svg = files[1].read_text()
+    assert "Rope Team" in svg and "document (reported figure)" in svg and "win rate (%)" in svg
+    assert bar_chart("Rope Team", groups, tmp_path / "d.png") and (tmp_path / "d.svg").read_text() == svg
+    fig = bar_figure("Rope Team", groups)
+    ax = fig.axes[0]
+    bars = [p for p in ax.patches]
+    assert [round(b.get_height(), 6) for b in bars] == [50.0, 25.0]  # the document's figures are not bars
+    (markers,) = ax.collections[1:]  # after the error bars: the reported figures, at their values
+    assert markers.get_offsets()[:, 1].tolist() == [70.0, 54.0]
+    (bar_container,) = [c for c in ax.containers if hasattr(c, "errorbar")]
+    (whiskers,) = bar_container.errorbar.lines[2]  # the 95 % intervals, bar by bar
+    assert [seg[:, 1].tolist() for seg in whiskers.get_segments()] == [[40.0, 60.0], [20.0, 30.0]]
+
+
+def test_reports_without_matplotlib_have_no_charts_and_say_so(tmp_path, monkeypatch, capsys):
+    from cardzoo.evaluation import charts
+
+    monkeypatch.setattr(charts, "available", lambda: False)
+    assert bar_chart("T", {"a": [Bar("x", 0.5)]}, tmp_path / "c.png") == [] and not (tmp_path / "c.png").exists()
+    main(["evaluate", "--games", "4", "--only", "rope_team", "--out", str(tmp_path / "r"), "--workers", "1"])
+    assert "no charts (matplotlib is not installed" in capsys.readouterr().out
+    assert "![rope_team]" not in (tmp_path / "r" / "summary.md").read_text()
 
 
 def test_evaluate_end_to_end(tmp_path, capsys):

@@ -259,12 +259,10 @@ class Curve:
         from cardzoo.evaluation.charts import line_chart
 
         levels = [k for k in self.rows[0] if k not in ("steps", "seconds", "mean")]
-        if len(levels) == 1:
-            series = {levels[0]: [(r["steps"], r[levels[0]]) for r in self.rows]}
-            line_chart("WIN RATE DURING TRAINING", series, out / "curve.png", x_label="STEPS")
-            return
-        series = {k: [(r["steps"], r[k]) for r in self.rows] for k in [*levels, "mean"]}
-        line_chart("WIN RATE DURING TRAINING", series, out / "curve.png", x_label="STEPS")
+        names = levels if len(levels) == 1 else [*levels, "mean"]
+        series = {k: [(r["steps"], r[k]) for r in self.rows] for k in names}
+        line_chart("Win rate during training (held-out deals)", series, out / "curve.png",
+                   x_label="environment steps")
 
 
 def train(cfg: TrainConfig, command: str = "") -> Path:
