@@ -1,4 +1,8 @@
-"""Statistics for win rates: Wilson intervals and paired comparisons of two agents on the same deals."""
+"""Statistics for win rates: Wilson intervals and paired comparisons of two agents on the same deals.
+
+The Wilson interval and the exact McNemar test are a few lines here rather than scipy.stats, so that evaluation
+needs no scipy (a core install is numpy, gymnasium and pettingzoo); the tests check they equal scipy's numbers
+(``binomtest(...).proportion_ci(method="wilson")`` and ``binomtest(b, b + c, 0.5).pvalue``)."""
 
 from __future__ import annotations
 

@@ -130,3 +130,19 @@ def test_cache_key_follows_the_learned_weights(monkeypatch, tmp_path):
     before = m.key
     monkeypatch.setattr(registry, "fingerprint", lambda name, game: "other-weights")
     assert Matchup.of("rope_team_v0", ["learned"], level="hard").key != before
+
+
+def test_statistics_equal_scipys():
+    """The report's Wilson interval and exact McNemar test are a few lines of numpy-free Python (evaluation needs no
+    scipy); they give scipy.stats' numbers."""
+    from scipy.stats import binomtest
+
+    for games in (1, 7, 40, 2000, 10_000):
+        for wins in sorted({0, 1, games // 3, games // 2, games - 1, games}):
+            ci = binomtest(wins, games).proportion_ci(method="wilson")
+            rate = stats.wilson(wins, games)
+            assert (rate.low, rate.high) == pytest.approx((ci.low, ci.high), abs=1e-12)
+    for b in (0, 1, 5, 40, 300):
+        for c in (0, 2, 5, 41, 260):
+            if b + c:
+                assert stats.mcnemar_exact(b, c) == pytest.approx(binomtest(b, b + c, 0.5).pvalue, rel=1e-9)
