@@ -7,6 +7,8 @@
 ``make_env(name, **options)`` builds one by name; ``replay(record)`` rebuilds a saved game move by move.
 """
 
+from importlib.metadata import version
+
 from .common.errors import (
     CardzooError,
     DeckError,
@@ -17,6 +19,8 @@ from .common.errors import (
     RecordError,
 )
 from .common.record import make_env, replay, save
+
+__version__ = version("cardzoo")  # the installed distribution's (pyproject.toml)
 
 __all__ = ["CardzooError", "DeckError", "GameOverError", "IllegalActionError", "IllegalActionWarning", "OptionError",
            "RecordError", "make_env", "replay", "save"]

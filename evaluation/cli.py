@@ -20,6 +20,7 @@ import shlex
 import sys
 import tempfile
 import time
+from importlib.metadata import version
 from pathlib import Path
 
 from cardzoo.envs.common.errors import CardzooError
@@ -169,6 +170,7 @@ def build_parser() -> argparse.ArgumentParser:
     from cardzoo.training import train as training
 
     parser = argparse.ArgumentParser(prog="cardzoo", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version=f"cardzoo {version('cardzoo')}")
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("play", help="watch agents play one game in the terminal")

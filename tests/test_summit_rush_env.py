@@ -527,3 +527,17 @@ def test_human_render_prints(capsys):
     env.reset(seed=0)
     assert env.render() is None
     assert "pile 2 (player_2)" in capsys.readouterr().out
+
+
+def test_module_describe_and_help_pages_like_the_other_games():
+    import pydoc
+
+    for constructor in (summit_rush_v0.raw_env, summit_rush_v0.env, summit_rush_v0.parallel_env):
+        page = pydoc.render_doc(constructor, renderer=pydoc.plaintext)
+        assert "Observation space" in page and "Version history" in page and "Talking" in page
+    env = silent_parallel_env(level="hard", players=3)
+    obs, _ = env.reset(seed=4)
+    vector = obs["player_2"]["observation"]
+    assert summit_rush_v0.describe(vector, level="hard", players=3, talk=False) == env.describe(vector)
+    with pytest.raises(OptionError, match="pass the options the game was made with"):
+        summit_rush_v0.describe(vector)

@@ -171,6 +171,8 @@ from .observer import Observer
 ENV_OPTIONS = ("level", "players", "solo", "stock", "time_limit", "seconds_per_action", "wrap", "max_ticks",
                "talk", "silent", "illegal_action", "render_mode")
 RESET_OPTIONS = ("deck",)
+_CONFIG_OPTIONS = ("level", "players", "solo", "stock", "time_limit", "seconds_per_action", "wrap", "max_ticks", "talk",
+                   "silent")
 ILLEGAL_ACTION_MODES = ("penalize", "raise", "wait")
 
 
@@ -223,8 +225,7 @@ class SummitRushEnv(ParallelEnv):
 
     def __init__(self, **options: Any):
         reject_unknown(options, ENV_OPTIONS, "option")
-        game = {k: options[k] for k in ("level", "players", "solo", "stock", "time_limit", "seconds_per_action",
-                                        "wrap", "max_ticks", "talk", "silent") if k in options}
+        game = {k: options[k] for k in _CONFIG_OPTIONS if k in options}
         self.config = make_config(**game)
         self.render_mode = one_of("render_mode", options.get("render_mode"), [None, *self.metadata["render_modes"]])
         self.illegal_action = one_of("illegal_action", options.get("illegal_action", "penalize"),
@@ -491,8 +492,18 @@ class SummitRushEnv(ParallelEnv):
 
 
 def parallel_env(**options) -> SummitRushEnv:
-    """The Parallel environment (every player acts every tick)."""
     return SummitRushEnv(**options)
+
+
+def describe(vector: np.ndarray, **options) -> dict[str, Any]:
+    """An observation vector in words, like the other games' ``describe``. Summit Rush's layout depends on the
+    options (players, stock, clock, talk), so pass the ones the game was made with (none for the default game)."""
+    observer = Observer(make_config(**{k: v for k, v in options.items() if k in _CONFIG_OPTIONS}))
+    vector = np.asarray(vector)
+    if vector.shape != (observer.size,):
+        raise OptionError(f"an observation of shape {vector.shape} is not one of a game with options {options} "
+                          f"(those have {observer.size} entries): pass the options the game was made with")
+    return observer.describe(vector)
 
 
 class SummitRushAEC(parallel_to_aec_wrapper):
@@ -521,11 +532,20 @@ class SummitRushAEC(parallel_to_aec_wrapper):
 
 
 def raw_env(**options) -> SummitRushAEC:
-    """The AEC form of :func:`parallel_env` (no order enforcing): players act one after another within a tick,
-    and the tick resolves when the last of them has acted."""
     return SummitRushAEC(SummitRushEnv(**options))
 
 
 def env(**options) -> OrderEnforcing:
-    """The AEC form in an order-enforcing wrapper (errors for a step before reset or after the end)."""
     return OrderEnforcing(raw_env(**options))
+
+
+# Every constructor's help() is the environment's documentation page, as for the other games' raw_env.
+_FORMS = {
+    parallel_env: "``parallel_env(**options)``: the Parallel environment (every player acts every tick).",
+    raw_env: "``raw_env(**options)``: the AEC form of ``parallel_env`` (no order enforcing): players act one after "
+             "another within a tick, and the tick resolves when the last of them has acted.",
+    env: "``env(**options)``: the AEC form in an order-enforcing wrapper (errors for a step before reset or after "
+         "the end).",
+}
+for _constructor, _form in _FORMS.items():
+    _constructor.__doc__ = f"{_form}\n\n{__doc__}"
