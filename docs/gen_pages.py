@@ -1,0 +1,170 @@
+"""Pages made at build time (mkdocs-gen-files) from the project's single sources, so the site never drifts from them:
+
+- ``games/<game>.md``: the env's docstring (its documentation page: spaces, observation slices, rewards, info,
+  options, version history), a rendered table, and the rules and rulings of ``seeds/<game>.md``;
+- ``report.md``: the committed evaluation report, ``evaluation/report/summary.md`` with its charts;
+- ``tutorials/train-with-your-library.md``, ``speed.md``, ``play.md``: sections of README.md;
+- ``reference/<package>.md``: the API reference (mkdocstrings) of every module;
+- ``changelog.md``: CHANGELOG.md.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from pathlib import Path
+
+import mkdocs_gen_files
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+GAMES = {  # page name -> (title, env module, the class or function whose docstring is the page, rules file)
+    "rope_team": ("Rope Team", "rope_team_v0", "raw_env", "rope_team.md"),
+    "summit_rush": ("Summit Rush", "summit_rush_v0", "SummitRushEnv", "summit_rush.md"),
+    "rook": ("Rook for Two", "rook_v0", "raw_env", "rook_for_two.md"),
+}
+REFERENCE = ("envs", "agents", "training", "evaluation")
+README_PAGES = {  # README section -> page
+    "Train with your own library": "tutorials/train-with-your-library.md",
+    "Speed": "speed.md",
+}
+
+
+def docstring_to_markdown(text: str) -> str:
+    """The docstrings' reStructuredText habits in Markdown: ``code`` -> `code`, and a paragraph ending in ``::``
+    followed by an indented block -> the paragraph and a fenced block."""
+    out: list[str] = []
+    lines = text.splitlines()
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if line.rstrip().endswith("::"):
+            out.append(re.sub(r"``([^`]+)``", r"`\1`", line.rstrip()[:-2].rstrip()) + ":")
+            block = []
+            i += 1
+            while i < len(lines) and (not lines[i].strip() or lines[i].startswith((" ", "\t"))):
+                block.append(lines[i])
+                i += 1
+            while block and not block[-1].strip():
+                block.pop()
+            indent = min((len(b) - len(b.lstrip()) for b in block if b.strip()), default=0)
+            out += ["", "```text", *[b[indent:] for b in block], "```", ""]
+            continue
+        line = re.sub(r"``([^`]+)``", r"`\1`", line)
+        if re.match(r"^[A-Z][A-Za-z ]+:", line) and i > 0 and not lines[i - 1].strip():
+            head, rest = line.split(":", 1)
+            line = f"**{head}:**{rest}"
+        out.append(line)
+        i += 1
+    return "\n".join(out)
+
+
+def local_links(markdown: str, images_from: Path, page: str) -> str:
+    """Links to repository files become code (the site holds only docs); images are copied next to the page."""
+
+    def image(match: re.Match) -> str:
+        alt, target = match.group(1), match.group(2)
+        source = images_from / target
+        name = f"{Path(page).parent}/{source.name}".lstrip("./")
+        with mkdocs_gen_files.open(name, "wb") as f:
+            f.write(source.read_bytes())
+        return f"![{alt}]({source.name})"
+
+    markdown = re.sub(r"!\[([^\]]*)\]\((?!https?:)([^)]+)\)", image, markdown)
+    return re.sub(r"(?<!!)\[([^\]]+)\]\((?!https?:|#)([^)]+)\)", r"\1 (`\2`)", markdown)
+
+
+def demote(markdown: str) -> str:
+    """Headings one level down, so an included file sits under the page's own title."""
+    return re.sub(r"^(#+) ", r"\1# ", markdown, flags=re.M)
+
+
+def table_image(module_name: str) -> bytes:
+    """A PNG of the env's rgb_array rendering after a few random legal moves."""
+    import importlib
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    module = importlib.import_module(f"cardzoo.envs.{module_name}")
+    rng = np.random.default_rng(0)
+    if module_name == "summit_rush_v0":
+        env = module.parallel_env(render_mode="rgb_array")
+        obs, _ = env.reset(seed=3)
+        for _ in range(6):
+            obs, *_ = env.step({a: int(rng.choice(np.flatnonzero(obs[a]["action_mask"][:env.n_moves])))
+                                for a in env.agents})
+    else:
+        env = module.env(render_mode="rgb_array")
+        env.reset(seed=3)
+        for _ in range(7):
+            obs, *_ = env.last()
+            env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    buffer = io.BytesIO()
+    plt.imsave(buffer, env.render(), format="png")
+    return buffer.getvalue()
+
+
+def game_pages() -> None:
+    import importlib
+
+    for page, (title, module_name, attribute, rules) in GAMES.items():
+        module = importlib.import_module(f"cardzoo.envs.{module_name}")
+        doc = getattr(module, attribute).__doc__
+        with mkdocs_gen_files.open(f"games/{page}.png", "wb") as f:
+            f.write(table_image(module_name))
+        seeds = (ROOT / "seeds" / rules).read_text()
+        body = [f"# {title}", "", f"`from cardzoo.envs import {module_name}`", "",
+                f"![{title}: the table as one player sees it]({page}.png)", "",
+                "## The environment", "", docstring_to_markdown(doc), "",
+                "## Rules and rulings", "", local_links(demote(demote(seeds)), ROOT / "seeds", f"games/{page}.md")]
+        with mkdocs_gen_files.open(f"games/{page}.md", "w") as f:
+            f.write("\n".join(body))
+
+
+def readme_pages() -> None:
+    readme = (ROOT / "README.md").read_text()
+    for title, page in README_PAGES.items():
+        found = re.search(rf"^## {re.escape(title)}\n(.*?)(?=^## |\Z)", readme, re.S | re.M)
+        if found is None:
+            raise SystemExit(f"README.md has no section '## {title}' for docs/{page}")
+        with mkdocs_gen_files.open(page, "w") as f:
+            f.write(f"# {title}\n\n" + local_links(found.group(1), ROOT, page))
+
+
+def report_page() -> None:
+    report = ROOT / "evaluation" / "report"
+    text = (report / "summary.md").read_text()
+    with mkdocs_gen_files.open("report.md", "w") as f:
+        f.write(local_links(text, report, "report.md") + "\n\n## Citing\n\n" +
+                "Cite the version you used (`CITATION.cff`); this report is `evaluation/report/summary.md` of that "
+                "version, made by `cardzoo evaluate --full --out evaluation/report`.\n")
+
+
+def reference_pages() -> None:
+    for package in REFERENCE:
+        modules = sorted(p for p in (ROOT / package).rglob("*.py") if "policies" not in p.parts)
+        lines = [f"# cardzoo.{package}", ""]
+        for path in modules:
+            parts = path.relative_to(ROOT).with_suffix("").parts
+            if parts[-1] == "__init__":
+                parts = parts[:-1]
+            lines += [f"::: cardzoo.{'.'.join(parts)}", ""]
+        with mkdocs_gen_files.open(f"reference/{package}.md", "w") as f:
+            f.write("\n".join(lines))
+    with mkdocs_gen_files.open("reference/index.md", "w") as f:
+        f.write("# API reference\n\n" + "\n".join(f"- [cardzoo.{p}]({p}.md)" for p in REFERENCE) + "\n")
+
+
+def changelog_page() -> None:
+    with mkdocs_gen_files.open("changelog.md", "w") as f:
+        f.write(local_links((ROOT / "CHANGELOG.md").read_text(), ROOT, "changelog.md"))
+
+
+game_pages()
+readme_pages()
+report_page()
+reference_pages()
+changelog_page()
