@@ -164,7 +164,7 @@ def play_human(args: argparse.Namespace, options: dict) -> None:
         print("\nend of input: the game is left unfinished")
     finally:
         path = records.append(data, table.entry("terminal"))
-        state = "" if table.over else f" (unfinished, after {table.steps} moves)"
+        state = "" if table.over else f" (unfinished, after {table.steps} move{'s' * (table.steps != 1)})"
         print(f"game saved{state}: {path} line {sum(1 for _ in open(path))}")
         if args.save:
             save(table.env, args.save)

@@ -194,12 +194,16 @@ class LiveGame:
             self.next_tick_at = time.monotonic() + (next_at - loop.time())
             await self.push()
             await asyncio.sleep(max(0.0, next_at - loop.time()))
-            moves, self.queued = self.queued, {}
-            self.table.tick(moves)
-            if self.table.over:
-                self.save()
+            self.tick()
         self.next_tick_at = None
         await self.push()
+
+    def tick(self) -> None:
+        """One tick of Summit Rush with the moves queued since the last (a person without one waits)."""
+        moves, self.queued = self.queued, {}
+        self.table.tick(moves)
+        if self.table.over:
+            self.save()
 
     def save(self) -> None:
         """Append the game to the data file once (finished or, when forgotten, as far as it went)."""

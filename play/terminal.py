@@ -93,7 +93,7 @@ class Terminal:
             if word in ("q", "quit"):
                 raise Quit
             if word in ("?", "help"):
-                self.write(__doc__.split("\n\n", 1)[1].strip())
+                self.write(__doc__.split("\n\n", 1)[1].strip().replace("``", ""))
             elif word == "??":
                 self.list_messages(view)
             elif not word:

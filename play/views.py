@@ -349,12 +349,12 @@ class SummitRushView(SeatView):
         pos, pile = divmod(a, players)
         code = t["peaks"][pos]
         names = card_aliases(code)
-        aliases = tuple(f"{n}{sep}{pile}" for n in names for sep in ("@", "on", ">", "")) + (f"p{pos}@{pile}",)
+        aliases = tuple(f"{n}{sep}{pile}" for n in names for sep in ("@", ""))
         # The card's name alone puts it on the seat's own pile if it fits there, else on the first pile it fits.
         fits = [b % players for b in legal if b < self.turn and b // players == pos]
         default = self.seat if self.seat in fits else fits[0]
         if pile == default:
-            aliases += (*names, f"p{pos}")
+            aliases += names
         return Move(a, code, f"{card_pretty(STANDARD_CARDS[code])} -> {self.pile_name(pile)}", "card", aliases)
 
     def message_moves(self) -> list[Move]:

@@ -71,6 +71,16 @@ function trickCards(trick, label) {
   return div;
 }
 
+// The trick being played, the last trick, and your hand with its legal cards (Rope Team and Rook).
+function tricksAndHand(t, table) {
+  const legal = legalByCode();
+  const trick = document.createElement("div");
+  trick.className = "row";
+  if (t.led) trick.append(trickCards({ cards: [[t.led.by, t.led.card]] }, "this trick — "));
+  if (view.last_trick) trick.append(trickCards(view.last_trick, "last trick — "));
+  table.append(trick, row("your hand", t.hand.map((c) => cardEl(c, { legal: legal[c] }))));
+}
+
 function moveButtons(kinds) {
   const moves = $("moves");
   for (const m of view.legal) {
@@ -86,7 +96,6 @@ function moveButtons(kinds) {
 
 // ---------------------------------------------------------------- the three tables
 function ropeTeam(t, table) {
-  const legal = legalByCode();
   const ridge = t.ridge.map((c, pos) => cardEl(c === null ? "back" : c,
     { extra: (pos === t.coin ? "coin" : "") + (pos === t.camp ? " camp" : "") }));
   const ridgeRow = row("your end", ridge);
@@ -98,16 +107,10 @@ function ropeTeam(t, table) {
   const partner = t.partner_hand ? t.partner_hand.map((c) => cardEl(c, { small: true }))
     : Array.from({ length: t.partner_cards }, () => cardEl("back", { small: true }));
   table.append(row("partner's hand", partner));
-  const trick = document.createElement("div");
-  trick.className = "row";
-  if (t.led) trick.append(trickCards({ cards: [[t.led.by, t.led.card]] }, "this trick — "));
-  if (view.last_trick) trick.append(trickCards(view.last_trick, "last trick — "));
-  table.append(trick);
-  table.append(row("your hand", t.hand.map((c) => cardEl(c, { legal: legal[c] }))));
+  tricksAndHand(t, table);
 }
 
 function rook(t, table) {
-  const legal = legalByCode();
   const phase = { bid: "bidding", trump: "naming trumps", discard: "discarding 3 cards", play: "playing tricks",
     draw: "drawing", over: "over" }[t.phase];
   const contract = t.bidder ? `${t.high_bid} by ${t.bidder}` : t.high_bid ? `high bid ${t.high_bid}` : "no bid yet";
@@ -120,12 +123,7 @@ function rook(t, table) {
   if (t.opp_known.length) table.append(row("opponent holds", t.opp_known.map((c) => cardEl(c, { small: true }))));
   if (t.nest.length) table.append(row("the Nest you took", t.nest.map((c) => cardEl(c, { small: true }))));
   if (t.discards.length) table.append(row("your discards", t.discards.map((c) => cardEl(c, { small: true }))));
-  const trick = document.createElement("div");
-  trick.className = "row";
-  if (t.led) trick.append(trickCards({ cards: [[t.led.by, t.led.card]] }, "this trick — "));
-  if (view.last_trick) trick.append(trickCards(view.last_trick, "last trick — "));
-  table.append(trick);
-  table.append(row("your hand", t.hand.map((c) => cardEl(c, { legal: legal[c] }))));
+  tricksAndHand(t, table);
   moveButtons(["bid", "pass", "trumps", "draw"]);
 }
 
@@ -167,7 +165,8 @@ function summitRush(t, table) {
   }
   table.append(piles);
   if (t.heard) {
-    const said = t.heard.filter((h) => h).map((h) => `${h.who}: “${h.message}” (${h.ago} moves ago)`);
+    const ago = (n) => (n === 0 ? "just now" : n === 1 ? "1 move ago" : `${n} moves ago`);
+    const said = t.heard.filter((h) => h).map((h) => `${h.who}: “${h.message}” (${ago(h.ago)})`);
     table.append(facts([["last said", said.join("; ") || "nothing yet"]]));
   }
   moveButtons(["card", "turn", "wait"]);
@@ -177,7 +176,8 @@ function summitRush(t, table) {
     $("message").replaceChildren(new Option("(nothing)", 0), ...t.messages.map((m) => new Option(m.label, m.action)));
   }
   const q = view.queued;
-  $("queued").textContent = q ? `next move: ${q.label}` + (q.message ? ` (saying ${q.message})` : "") : "next move: wait";
+  const saying = q && q.message ? t.messages.find((m) => m.action === q.message).label : null;
+  $("queued").textContent = q ? `next move: ${q.label}` + (saying ? `, saying “${saying}”` : "") : "next move: wait";
 }
 
 // ---------------------------------------------------------------- drawing a view
@@ -197,6 +197,7 @@ function render(v) {
   $("summary").hidden = !v.over;
   $("outcome").textContent = v.outcome || "";
   $("table").dataset.turn = v.your_turn ? "yours" : "waiting";
+  $("table").dataset.steps = v.steps;
   const clock = v.clock;
   $("timer").hidden = !clock || !clock.running;
   if (clock) {
