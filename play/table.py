@@ -83,15 +83,6 @@ class Table:
     def over(self) -> bool:
         return self.info is not None
 
-    def seat_of(self, seat: str | int) -> int:
-        """The index of a person's seat; ``IllegalActionError`` for an unknown seat or an agent's."""
-        index = self.seats.index(seat) if seat in self.seats else seat if isinstance(seat, int) else None
-        if index is None or not 0 <= index < len(self.seats):
-            raise IllegalActionError(f"no seat {seat!r} at this table; seats: {', '.join(self.seats)}")
-        if index not in self.humans:
-            raise IllegalActionError(f"{self.seats[index]} is played by the agent {self.players[index]!r}, not by you")
-        return index
-
     def outcome(self, seat: int) -> str | None:
         return None if self.info is None else outcome_text(self.game, self.info, seat)
 

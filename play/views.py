@@ -113,7 +113,7 @@ class SeatView:
         self.log.append(line[0].upper() + line[1:])
 
     def _trick(self, seat: int, card: int, led_name: str | None, led_by_self: bool, second_wins) -> None:
-        """Log a card played; when it completes a trick, keep the trick and its winner."""
+        """If ``card``, played by ``seat``, completes a trick, keep the trick and log its winner."""
         if led_name is None:
             return
         leader = self.seat if led_by_self else 1 - self.seat

@@ -224,3 +224,17 @@ def test_the_readme_play_commands_parse():
     for argv in commands:
         args = build_parser().parse_args(argv)
         assert args.func.__name__ in ("play", "serve")
+
+
+def test_a_learned_partner_plays_a_talking_summit_rush_as_a_silent_one():
+    """The shipped Summit Rush policies were trained on silent games: at a talking table they act on the observation
+    without the heard pieces and say nothing, so with a person who only waits both games go the same way."""
+    talking, silent = (Table.open("summit_rush_v0", {"talk": talk}, ["human", "learned"], 3) for talk in (True, False))
+    n_moves = silent.env.n_moves
+    while not silent.over:
+        talking.tick({})
+        silent.tick({})
+    assert talking.over and talking.info["outcome"] == silent.info["outcome"]
+    said = [tick["player_1"] for tick in talking.env.game_record()["actions"]]
+    assert said == [tick["player_1"] for tick in silent.env.game_record()["actions"]]  # moves alone: message 0
+    assert any(a < n_moves - 2 for a in said)  # it played cards
