@@ -336,8 +336,9 @@ def create_app(data: str | Path = records.DEFAULT_DATA, seed: int | None = None)
         live.move(body)
         if live.table.over:
             live.save()
+        view = live.view()  # the table right after the move (a tick may come while the pages are told)
         await live.push()
-        return live.view()
+        return view
 
     @app.post("/api/games/{game_id}/again", status_code=201)
     async def again(game_id: str, body: Again):

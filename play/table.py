@@ -11,6 +11,7 @@ or an agent's name and policy digest) and how it ended.
 
 from __future__ import annotations
 
+import copy
 import time
 from typing import Any
 
@@ -64,6 +65,19 @@ class Table:
         self.info: dict[str, Any] | None = None  # the end-of-game info, once the game is over
         self.views: dict[int, SeatView] = {}
         self._reset(reset_options)
+        self._try_agents()
+
+    def _try_agents(self) -> None:
+        """Ask a copy of each agent that may move now for its move, so that an agent that cannot play these options
+        (a learned policy trained on other levels) is an error when the game is set up, not in its middle."""
+        for i, agent in self.agents.items():
+            obs = self._observe(i)
+            if obs["mask"].any():
+                try:
+                    copy.deepcopy(agent).act(obs["observation"], obs["mask"])
+                except OptionError as err:
+                    raise OptionError(f"the agent {self.players[i]!r} cannot play {self.game} with options "
+                                      f"{self.options}: {err}") from None
 
     @staticmethod
     def open(game: str, options: dict[str, Any], players: list[str], seed: int, **kw) -> Table:

@@ -58,6 +58,8 @@ MISUSES = [
     (["play", "rope_team", "--agents", "human", "--data", "FILE"], "cannot write played games in FILE: it is a file"),
     (["play", "rope_team", "--agents", "human", "-o", "level=nightmare"], "OptionError: option level='nightmare'"),
     (["play", "rope_team", "--agents", "human", "learned", "random"], "3 agents for the 2 seats of rope_team_v0"),
+    (["play", "summit_rush", "--agents", "human", "learned", "-o", "level=expert"],
+     "OptionError: the agent 'learned' cannot play summit_rush_v0 with options {'level': 'expert'}: no policy for"),
     # serve
     (["serve", "--port", "0"], "argument --port: expected a whole number >= 1, got '0'"),
     (["serve", "--port", "70000"], "argument --port: expected a port 1..65535, got '70000'"),
