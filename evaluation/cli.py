@@ -5,9 +5,9 @@ Options of an env are given as ``-o name=value`` (values are read as JSON where 
 text itself, so it refuses ``-o render_mode=...``.
 
 People play too: ``play GAME --agents human learned`` seats a person in the terminal (``cardzoo.play.terminal``),
-``serve`` starts the browser app (``cardzoo.play.server``). Their games are appended to ``DATA/games.jsonl``;
-``replay FILE --line N`` replays one of them (without ``--line``, all, checking each ends as saved) and
-``evaluate --records FILE`` gives the people's win rates.
+``serve`` starts the browser app (``cardzoo.play.server``; ``--seed`` fixes its sequence of deals). Their games are
+appended to ``DATA/games.jsonl``; ``replay FILE --line N`` replays one of them (without ``--line``, all, checking each
+ends as saved) and ``evaluate --records FILE`` gives the people's win rates.
 
 Errors end the command with one line on stderr and a non-zero status, never a traceback: a bad argument is
 argparse's ``error:`` line (status 2); a bad game, option, record or output path is ``cardzoo <command>: ...``
@@ -269,7 +269,7 @@ def serve(args: argparse.Namespace) -> None:
         raise CommandError(f"cannot listen on {args.host}:{args.port}: {err.strerror or err}") from None
     print(f"cardzoo: playing at http://{args.host}:{args.port}/ ; games are saved to {data / records.GAMES_FILE}; "
           "Ctrl-C stops", flush=True)
-    uvicorn.run(create_app(data), host=args.host, port=args.port, log_level="warning")
+    uvicorn.run(create_app(data, seed=args.seed), host=args.host, port=args.port, log_level="warning")
 
 
 def port(text: str) -> int:
@@ -320,6 +320,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1, this machine only)")
     s.add_argument("--port", type=port, default=8000, help="port (default 8000)")
     s.add_argument("--data", metavar="DIR", help="append the games played to DIR/games.jsonl (default cardzoo-data)")
+    s.add_argument("--seed", type=number(int, 0), default=None,
+                   help="seed of the deals: the same seed deals the same games in the same order (default: fresh)")
     s.set_defaults(func=serve)
 
     r = sub.add_parser("replay", help="replay a saved game and show its final table, or the games of a games file")

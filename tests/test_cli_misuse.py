@@ -64,6 +64,7 @@ MISUSES = [
     (["serve", "--port", "0"], "argument --port: expected a whole number >= 1, got '0'"),
     (["serve", "--port", "70000"], "argument --port: expected a port 1..65535, got '70000'"),
     (["serve", "--port", "http"], "argument --port: expected a whole number >= 1, got 'http'"),
+    (["serve", "--seed", "-1"], "argument --seed: expected a whole number >= 0, got '-1'"),
     (["serve", "--data", "FILE"], "cannot write played games in FILE: it is a file, not a folder"),
     (["serve", "--host", "256.1.1.1", "--data", "DIR"], "cannot listen on 256.1.1.1:8000"),
     # replay (the messages are the record loader's RecordError)

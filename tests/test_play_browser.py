@@ -8,6 +8,7 @@ the README's come from ``CARDZOO_SCREENSHOTS=docs/images pytest tests/test_play_
 from __future__ import annotations
 
 import os
+import random
 import shutil
 import socket
 import subprocess
@@ -26,6 +27,9 @@ from cardzoo.play.views import outcome_text
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
          "--disable-component-update", "--disable-sync"]  # headless, with a fresh profile: Playwright's own
+SEED = 0  # cardzoo serve --seed: the same deals, so the same games' lengths, on every run
+_DRAWS = random.Random(SEED)
+DEALS = [_DRAWS.randrange(2**31) for _ in range(3)]  # the seeds of that server's first three new deals
 
 
 @pytest.fixture(scope="module")
@@ -36,7 +40,7 @@ def served(tmp_path_factory):
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     process = subprocess.Popen([sys.executable, "-m", "cardzoo.evaluation.cli", "serve", "--host", "127.0.0.1",
-                                "--port", str(port), "--data", str(data)], stdout=subprocess.PIPE,
+                                "--port", str(port), "--data", str(data), "--seed", str(SEED)], stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True)
     url = f"http://127.0.0.1:{port}/"
     deadline = time.monotonic() + 60
@@ -129,6 +133,7 @@ def test_a_whole_game_by_clicking_legal_cards(served, page, shots, tmp_path, gam
     page.screenshot(path=str(tmp_path / f"play_{game}_end.png"), full_page=True)
     entry = last_saved(data)
     assert entry["where"] == "browser" and entry["finished"] and entry["seats"][seat] == {"player": "human"}
+    assert entry["record"]["seed"] in DEALS  # serve --seed seeded the deals
     assert entry["seats"]["player_1" if seat == "player_0" else "player_0"]["agent"] == agent
     moves = entry["record"]["actions"]
     assert clicks > shot_at and len(moves) > clicks  # the agent moved between the clicks
