@@ -56,14 +56,17 @@ that are not actions at all (wrong shape, not integers, out of ``0..A-1``) alway
 
 Writing an engine: subclass :class:`BatchedEnv`, set the class attributes below and supply the hooks ``_start``
 (deal new games into slots), ``_legal``, ``_play`` (one decision in every game), ``_observe`` (observations of
-chosen seats in chosen slots) and ``_current`` (the arrays ``reset``/``step`` return). This class keeps the seeds,
-the records, the checks and the automatic reset.
+chosen seats in chosen slots), ``_current`` (the arrays ``reset``/``step`` return) and ``_finished_info``. This
+class keeps the seeds, the records, the checks and the automatic reset. ``SeedBlocks`` computes per-seed data
+(deals) for blocks of upcoming seeds at once, and ``cardzoo.envs.common.generators`` draws numpy's
+``default_rng(seed)`` numbers for many seeds at once.
 """
 
 from __future__ import annotations
 
 import importlib
 import warnings
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -85,6 +88,26 @@ def make_batched(name: str, num_envs: int, **options: Any) -> BatchedEnv:
         raise OptionError(f"no batched engine for {name!r}; batched engines: {', '.join(sorted(ENGINES))}")
     module, cls = ENGINES[name].split(":")
     return getattr(importlib.import_module(module), cls)(num_envs, **options)
+
+
+class SeedBlocks:
+    """Per-game data that depends only on the seed (a game's deals), computed for blocks of consecutive seeds ahead
+    of need: the stream hands out consecutive seeds a few at a time, and array code pays per call, not per seed."""
+
+    def __init__(self, compute: Callable[[np.ndarray], np.ndarray], block: int):
+        self.compute, self.block = compute, block
+        self.first, self.data = 0, compute(np.zeros(0, np.int64))
+
+    def take(self, seeds: np.ndarray) -> np.ndarray:
+        """``compute(seeds)``, served from the current block when it holds them."""
+        index = seeds - self.first
+        if len(seeds) and index.min() >= 0 and index.max() < len(self.data):
+            return self.data[index]
+        if len(seeds) >= self.block or len(seeds) and seeds[-1] - seeds[0] != len(seeds) - 1:
+            return self.compute(seeds)
+        self.first = int(seeds[0]) if len(seeds) else 0
+        self.data = self.compute(self.first + np.arange(self.block, dtype=np.int64))
+        return self.data[seeds - self.first]
 
 
 class BatchedEnv:
@@ -116,6 +139,8 @@ class BatchedEnv:
         self._history = np.zeros((n, self.max_decisions), np.int16)  # each slot's moves so far
         self._length = np.zeros(n, np.int64)
         self._finished = (np.full(n, -1, np.int64), np.zeros((n, self.max_decisions), np.int16), np.zeros(n, np.int64))
+        self._finished_outcome = np.full(n, -1, np.int8)
+        self._finished_mover = np.zeros(n, np.int64)
         self.truncated = np.zeros(n, bool)
         self.outcome = np.full(n, -1, np.int8)
         self.final_obs = np.zeros((n, self.observation_size), np.int8)
@@ -144,6 +169,11 @@ class BatchedEnv:
 
     def _current(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """New arrays ``obs`` int8[N, O], ``mask`` int8[N, A] and ``seat`` int64[N] for the seat to decide."""
+        raise NotImplementedError
+
+    def _finished_info(self, slot: int) -> dict[str, Any]:
+        """The single env's final ``infos`` entry, but "outcome", of the last game that ended by its rules in
+        ``slot`` (the engine keeps what it needs when ``_play`` ends a game)."""
         raise NotImplementedError
 
     def _illegal_rewards(self, seats: np.ndarray) -> np.ndarray:
@@ -192,7 +222,7 @@ class BatchedEnv:
         if len(ended):
             legal_ends = ended[legal[ended]]
             self.final_obs[legal_ends] = self._observe(legal_ends, movers[legal_ends])
-            self._restart(ended)
+            self._restart(ended, movers)
         obs, mask, seat = self._current_arrays()
         return obs, mask, seat, rewards, done
 
@@ -200,6 +230,14 @@ class BatchedEnv:
         """The current game of ``slot`` as the single env's ``game_record()`` (plain JSON data)."""
         self._check_slot(slot)
         return self._record(int(self.seeds[slot]), self._history[slot, : self._length[slot]])
+
+    def finished_info(self, slot: int) -> dict[str, Any]:
+        """The single env's final ``infos`` entry (every agent's is the same) for the last game ended in ``slot``."""
+        self.finished_record(slot)  # checks the slot and that a game has ended there
+        outcome = self.outcomes[self._finished_outcome[slot]]
+        if outcome == "illegal":
+            return {"outcome": outcome, "illegal_by": self.possible_agents[self._finished_mover[slot]]}
+        return {"outcome": outcome, **self._finished_info(slot)}
 
     def finished_record(self, slot: int) -> dict[str, Any]:
         """The last game that ended in ``slot``, as the single env's ``game_record()``."""
@@ -215,10 +253,12 @@ class BatchedEnv:
         self._seat = seat.copy()  # the movers of the next step, safe from changes to the array handed out
         return obs, mask, seat
 
-    def _restart(self, ended: np.ndarray) -> None:
+    def _restart(self, ended: np.ndarray, movers: np.ndarray) -> None:
         """Keep the ended games' records and deal the next seeds of the stream into their slots."""
         seeds, history, length = self._finished
         seeds[ended] = self.seeds[ended]
+        self._finished_outcome[ended] = self.outcome[ended]
+        self._finished_mover[ended] = movers[ended]
         history[ended] = self._history[ended]
         length[ended] = self._length[ended]
         new = self.next_seed + np.arange(len(ended), dtype=np.int64)
