@@ -297,6 +297,29 @@ def train(args: argparse.Namespace) -> None:
     training.train(cfg, command="cardzoo " + shlex.join(args.argv))
 
 
+def train_batched(args: argparse.Namespace) -> None:
+    """``cardzoo train GAME --backend batched ...``: PPO on the batched engines, with its own options."""
+    try:
+        from cardzoo.training import ppo_batched
+    except ImportError as err:
+        raise CommandError(f"needs the training extra (torch; {err.name} is missing): install torch==2.13.0 first "
+                           "(CPU wheel), then pip install -e '.[train]'") from None
+    ppo_batched.train(ppo_batched.parse_args(args.rest), command="cardzoo " + shlex.join(args.argv))
+
+
+def _batched_backend(argv: list[str]) -> list[str] | None:
+    """The arguments of ``cardzoo train`` less ``--backend batched``, if that is the backend asked for."""
+    if argv[:1] != ["train"]:
+        return None
+    rest = argv[1:]
+    for i, arg in enumerate(rest):
+        if arg == "--backend" and rest[i + 1 : i + 2] == ["batched"]:
+            return rest[:i] + rest[i + 2 :]
+        if arg == "--backend=batched":
+            return rest[:i] + rest[i + 1 :]
+    return None
+
+
 def build_parser() -> argparse.ArgumentParser:
     from cardzoo.training import train as training
 
@@ -342,6 +365,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     t = sub.add_parser("train", help="train a policy with MaskablePPO (see `cardzoo train GAME --help`)",
                        description=training.__doc__.splitlines()[0])
+    t.add_argument("--backend", choices=("sb3", "batched"), default="sb3",
+                   help="sb3: MaskablePPO on the Gymnasium views (these options); batched: PPO on the batched "
+                        "engines, with its own options (cardzoo train GAME --backend batched --help)")
     training.add_options(t)
     t.set_defaults(func=train)
 
@@ -361,7 +387,11 @@ def _stdout_to_devnull() -> None:
 
 def main(argv: list[str] | None = None) -> None:
     argv = sys.argv[1:] if argv is None else argv
-    args = build_parser().parse_args(argv)
+    rest = _batched_backend(argv)
+    if rest is None:
+        args = build_parser().parse_args(argv)
+    else:  # the batched trainer parses its own options
+        args = argparse.Namespace(command="train", func=train_batched, rest=rest)
     args.argv = argv  # for the record of a training run
     try:
         args.func(args)

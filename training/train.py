@@ -363,16 +363,17 @@ def train(cfg: TrainConfig, command: str = "") -> Path:
     return out / "policy.npz"
 
 
-def add_options(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
-    """TrainConfig's fields as ``parser``'s arguments, each with its help and default (the game is positional)."""
+def add_options(parser: argparse.ArgumentParser, config_class=None, games=None) -> argparse.ArgumentParser:
+    """The fields of ``config_class`` (default TrainConfig) as ``parser``'s arguments, each with its help and default;
+    the game is positional, one of ``games`` (default the SB3 path's)."""
     from cardzoo.evaluation.cli import number
 
-    for f in fields(TrainConfig):
+    for f in fields(config_class or TrainConfig):
         default = f.default  # the declared default: "default", () and "" resolve per game in __post_init__
         shown = " ".join(map(str, default)) if isinstance(default, tuple) else "none" if default is None else default
         help = f.metadata["help"].replace("%", "%%")
         if f.name == "game":
-            parser.add_argument("game", choices=sorted(GAMES), help=help)
+            parser.add_argument("game", choices=sorted(games or GAMES), help=help)
             continue
         help += f" (default: {shown})" if shown != "" and "default:" not in help else ""
         flag = "--" + f.name.replace("_", "-")
@@ -392,13 +393,15 @@ def add_options(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     return parser
 
 
-def config(args: argparse.Namespace) -> TrainConfig:
-    """The TrainConfig of parsed options ("none" turns an optional name off); ValueError if they conflict."""
-    values = {f.name: getattr(args, f.name) for f in fields(TrainConfig)}
+def config(args: argparse.Namespace, config_class=None):
+    """The config (default TrainConfig) of parsed options ("none" turns an optional name off); ValueError if they
+    conflict."""
+    config_class = config_class or TrainConfig
+    values = {f.name: getattr(args, f.name) for f in fields(config_class)}
     for key in ("imitate", "features"):
-        if values[key] in ("none", "None", ""):
+        if key in values and values[key] in ("none", "None", ""):
             values[key] = None
-    return TrainConfig(**{k: tuple(v) if isinstance(v, list) else v for k, v in values.items()})
+    return config_class(**{k: tuple(v) if isinstance(v, list) else v for k, v in values.items()})
 
 
 def parse_args(argv: list[str]) -> TrainConfig:
