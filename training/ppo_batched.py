@@ -264,7 +264,8 @@ def train(cfg: BatchedConfig, command: str = "") -> Path:
     slots, deciding = np.arange(n), seat
 
     curve, best = Curve(), {"mean": -1.0}
-    steps, next_eval, env_seconds, games, won = 0, 0, 0.0, 0, 0
+    steps, next_eval, games, won = 0, 0, 0, 0
+    env_seconds = learn_seconds = learn_cpu = 0.0  # time in the engines; in rollouts and updates (no evaluation)
 
     def checkpoint() -> None:
         path = export(agent, out / "checkpoints" / f"step_{steps}.npz",
@@ -283,6 +284,7 @@ def train(cfg: BatchedConfig, command: str = "") -> Path:
         if steps >= next_eval:
             checkpoint()
             next_eval += cfg.eval_every
+        tick_learn, tick_cpu = time.perf_counter(), time.process_time()
         for t in range(t_len):
             b_inputs[t], b_masks[t], b_dones[t] = next_inputs, next_mask, next_done
             with torch.no_grad():
@@ -332,8 +334,10 @@ def train(cfg: BatchedConfig, command: str = "") -> Path:
                 loss.backward()
                 nn.utils.clip_grad_norm_(agent.parameters(), cfg.max_grad_norm)
                 optimizer.step()
+        learn_seconds += time.perf_counter() - tick_learn
+        learn_cpu += time.process_time() - tick_cpu
         seconds = time.time() - start
-        print(f"\r  {steps:,}/{total:,} decisions, {seconds:.0f} s, {steps / seconds:,.0f} decisions/s, "
+        print(f"\r  {steps:,}/{total:,} decisions, {seconds:.0f} s, {steps / learn_seconds:,.0f} decisions/s, "
               f"training games won {100 * won / max(games, 1):.1f}%", end="", file=sys.stderr, flush=True)
     print(file=sys.stderr)
 
@@ -342,7 +346,8 @@ def train(cfg: BatchedConfig, command: str = "") -> Path:
         checkpoint()
     seconds = time.time() - start
     run = {**meta, "seed": cfg.seed, "steps": steps, "wall_seconds": round(seconds), "best": best,
-           "env_steps_per_second": round(steps / seconds), "env_seconds": round(env_seconds),
+           "env_steps_per_second": round(steps / seconds), "env_seconds": round(env_seconds, 1),
+           "learn_seconds": round(learn_seconds, 1), "learn_cpu_seconds": round(learn_cpu, 1),
            "torch_threads": cfg.threads}
     (out / "run.json").write_text(json.dumps(run, indent=1))
     log(f"done in {seconds:.0f} s ({steps / seconds:,.0f} decisions/s); best mean win rate "
