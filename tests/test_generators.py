@@ -27,10 +27,16 @@ def test_seed_state_and_outputs_equal_numpy():
         assert np.random.default_rng(seed).integers(2**63) == first >> 1
 
 
+def _numpy_path(seeds: np.ndarray, n: int, count: int) -> np.ndarray:
+    return generators._permutations_numpy(seeds, np.empty((len(seeds), count, n), np.int8))
+
+
 @pytest.mark.parametrize("n, count", [(52, 3), (45, 2), (1, 2), (2, 3), (3, 5), (33, 4)])
-def test_permutations_equal_numpy(n, count):
+@pytest.mark.parametrize("implementation", ["numba", "numpy"])
+def test_permutations_equal_numpy(n, count, implementation):
+    assert generators._shuffle is not None  # numba comes with the train extra, which CI installs
     seeds = np.array(SEEDS + list(range(200)))
-    perms = generators.permutations(seeds, n, count)
+    perms = (generators.permutations if implementation == "numba" else _numpy_path)(seeds, n, count)
     for i, seed in enumerate(seeds):
         rng = np.random.default_rng(int(seed))
         for c in range(count):
@@ -40,8 +46,10 @@ def test_permutations_equal_numpy(n, count):
 @settings(max_examples=30, deadline=None)
 @given(seeds=st.lists(st.integers(0, 2**63 - 1), min_size=1, max_size=40))
 def test_permutations_equal_numpy_any_seeds(seeds):
-    perms = generators.permutations(np.array(seeds, dtype=np.int64), 52, 3)
-    for i, seed in enumerate(seeds):
+    seeds = np.array(seeds, dtype=np.int64)
+    perms = generators.permutations(seeds, 52, 3)
+    assert np.array_equal(perms, _numpy_path(seeds, 52, 3))
+    for i, seed in enumerate(seeds.tolist()):
         rng = np.random.default_rng(seed)
         assert all((perms[i, c] == rng.permutation(52)).all() for c in range(3))
 
@@ -50,6 +58,6 @@ def test_long_rejection_runs_extend_the_stream():
     """A generator whose draws are rejected more often than the first stream allows still gets numpy's shuffle:
     with 20,000 seeds some exceed the stream drawn for one permutation of 52."""
     seeds = np.arange(20_000)
-    perms = generators.permutations(seeds, 52, 1)
+    perms = _numpy_path(seeds, 52, 1)
     for seed in range(0, 20_000, 7):
         assert (perms[seed, 0] == np.random.default_rng(seed).permutation(52)).all(), seed
