@@ -7,8 +7,8 @@ from the batched engines (``cardzoo.envs.batched``) and sends back an array of a
 * Self-play with parameter sharing: one network plays every seat. Each engine step is the decision of the seat to
   move in every game, from that seat's own observation, as ``SharedPolicyEnv`` feeds SB3; the team's reward is
   credited to the decision that earned it, and a game slot's decisions form one trajectory (both seats in turn).
-* Masked logits: illegal actions get a logit of -1e8 (as MaskablePPO does), so they are never sampled and carry no
-  probability in the loss.
+* The network and its masking are ``cardzoo.training.cleanrl_ppo``'s ``Agent``: separate actor and critic MLPs
+  (tanh), illegal actions' logits set to -1e9, so they are never sampled and carry no probability in the loss.
 * Warm start (``--imitate simple``): behaviour cloning of the actor and regression of the critic on the clone's
   returns, on train.py's imitation data, before PPO.
 * Levels are mixed by running one engine per level, ``num_envs / len(levels)`` games each.
@@ -33,17 +33,16 @@ from pathlib import Path
 import numpy as np
 import torch
 from torch import nn
-from torch.distributions import Categorical
 
 from cardzoo.agents.learned import NumpyPolicy
 from cardzoo.envs.batched import make_batched
 
+from .cleanrl_ppo import Agent
 from .export import export_layers
 from .train import EVAL_BASE_SEED, Curve, option
 
 # games with a batched engine: the engine's env name, the levels a run mixes by default, its win outcome
 GAMES = {"rope_team": {"env": "rope_team_v0", "levels": ("easy", "normal", "hard", "expert"), "win": "win"}}
-MASKED = -1e8
 
 
 @dataclass
@@ -129,39 +128,6 @@ class Engines:
         return np.stack([self.features(o, m) for o, m in zip(obs, mask, strict=True)])
 
 
-# ----------------------------------------------------------------------------- agent
-def layer(n_in: int, n_out: int, std: float = np.sqrt(2)) -> nn.Linear:
-    linear = nn.Linear(n_in, n_out)
-    nn.init.orthogonal_(linear.weight, std)
-    nn.init.zeros_(linear.bias)
-    return linear
-
-
-def mlp(sizes: list[int]) -> nn.Sequential:
-    """Linear layers, each followed by tanh: the hidden part of an actor or critic (as the export format wants)."""
-    return nn.Sequential(*[m for a, b in zip(sizes, sizes[1:], strict=False) for m in (layer(a, b), nn.Tanh())])
-
-
-class Agent(nn.Module):
-    """Separate actor and critic MLPs of the same hidden sizes, as MaskablePPO's MlpPolicy with net_arch pi/vf."""
-
-    def __init__(self, n_inputs: int, n_actions: int, hidden: tuple[int, ...]):
-        super().__init__()
-        sizes = [n_inputs, *hidden]
-        self.actor_body, self.actor_head = mlp(sizes), layer(sizes[-1], n_actions, std=0.01)
-        self.critic = nn.Sequential(*mlp(sizes), layer(sizes[-1], 1, std=1.0))
-
-    def value(self, x: torch.Tensor) -> torch.Tensor:
-        return self.critic(x).squeeze(-1)
-
-    def act(self, x: torch.Tensor, mask: torch.Tensor, action: torch.Tensor | None = None):
-        logits = self.actor_head(self.actor_body(x)).masked_fill(~mask, MASKED)
-        dist = Categorical(logits=logits)
-        if action is None:
-            action = dist.sample()
-        return action, dist.log_prob(action), dist.entropy(), self.value(x)
-
-
 # ----------------------------------------------------------------------------- evaluation
 def greedy(policy: NumpyPolicy, inputs: np.ndarray, mask: np.ndarray) -> np.ndarray:
     """LearnedAgent's choice in every row: the legal action of highest logit, from the policy file's weights.
@@ -206,21 +172,20 @@ def warm_start(agent: Agent, cfg: BatchedConfig, log) -> None:
         for begin in range(0, len(order), 1024):
             mb = order[begin : begin + 1024]
             x, m, a = (torch.as_tensor(v) for v in (obs[mb].astype(np.float32), masks[mb], actions[mb]))
-            _, logprob, _, value = agent.act(x, m, a)
-            loss = -logprob.mean() + 0.5 * ((value - torch.as_tensor(returns[mb])) ** 2).mean()
+            _, logprob, _, value = agent.get_action_and_value(x, m, a)
+            loss = -logprob.mean() + 0.5 * ((value.squeeze(1) - torch.as_tensor(returns[mb])) ** 2).mean()
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
             total += loss.item() * len(mb)
             with torch.no_grad():
-                logits = agent.actor_head(agent.actor_body(x)).masked_fill(~m, MASKED)
-                agreed += int((logits.argmax(1) == a).sum())
+                agreed += int((agent.actor(x).masked_fill(~m, -np.inf).argmax(1) == a).sum())
         log(f"imitation epoch {epoch + 1}/{cfg.imitate_epochs}: loss {total / len(order):.4f}, agrees with "
             f"{cfg.imitate!r} on {100 * agreed / len(order):.1f}% of decisions")
 
 
 def export(agent: Agent, path: Path, meta: dict) -> Path:
-    return export_layers(agent.actor_body, agent.actor_head, path, meta)
+    return export_layers(agent.actor[:-1], agent.actor[-1], path, meta)
 
 
 # ----------------------------------------------------------------------------- training
@@ -288,8 +253,8 @@ def train(cfg: BatchedConfig, command: str = "") -> Path:
         for t in range(t_len):
             b_inputs[t], b_masks[t], b_dones[t] = next_inputs, next_mask, next_done
             with torch.no_grad():
-                action, logprob, _, value = agent.act(next_inputs, next_mask)
-            b_actions[t], b_logprobs[t], b_values[t] = action, logprob, value
+                action, logprob, _, value = agent.get_action_and_value(next_inputs, next_mask)
+            b_actions[t], b_logprobs[t], b_values[t] = action, logprob, value.squeeze(1)
             tick = time.perf_counter()
             obs, mask, seat, rewards, done = engines.step(action.numpy())
             # the reward of the seat that decided; in a cooperative game every seat's is the team's
@@ -305,7 +270,7 @@ def train(cfg: BatchedConfig, command: str = "") -> Path:
 
         # generalised advantage estimation, bootstrapped from the value after the rollout
         with torch.no_grad():
-            next_value = agent.value(next_inputs)
+            next_value = agent.get_value(next_inputs).squeeze(1)
             advantages = torch.zeros_like(b_rewards)
             last = torch.zeros(n)
             for t in reversed(range(t_len)):
@@ -323,12 +288,12 @@ def train(cfg: BatchedConfig, command: str = "") -> Path:
             order = torch.randperm(batch)
             for begin in range(0, batch, cfg.minibatch_size):
                 mb = order[begin : begin + cfg.minibatch_size]
-                _, logprob, entropy, value = agent.act(f_inputs[mb], f_masks[mb], f_actions[mb])
+                _, logprob, entropy, value = agent.get_action_and_value(f_inputs[mb], f_masks[mb], f_actions[mb])
                 ratio = (logprob - f_logprobs[mb]).exp()
                 adv = f_advantages[mb]
                 adv = (adv - adv.mean()) / (adv.std() + 1e-8)
                 pg_loss = torch.max(-adv * ratio, -adv * ratio.clamp(1 - cfg.clip_coef, 1 + cfg.clip_coef)).mean()
-                v_loss = 0.5 * ((value - f_returns[mb]) ** 2).mean()
+                v_loss = 0.5 * ((value.squeeze(1) - f_returns[mb]) ** 2).mean()
                 loss = pg_loss - cfg.ent_coef * entropy.mean() + cfg.vf_coef * v_loss
                 optimizer.zero_grad()
                 loss.backward()
