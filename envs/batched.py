@@ -79,7 +79,8 @@ from .common.options import int_in, one_of, plain, reject_unknown
 MAX_SEED = 2**63 - 1
 
 # name of the single env -> "module:class" of its batched engine
-ENGINES = {"rope_team_v0": "cardzoo.envs.rope_team.batched:RopeTeamBatched"}
+ENGINES = {"rope_team_v0": "cardzoo.envs.rope_team.batched:RopeTeamBatched",
+           "summit_rush_v0": "cardzoo.envs.summit_rush.batched:SummitRushBatched"}
 
 
 def make_batched(name: str, num_envs: int, **options: Any) -> BatchedEnv:
@@ -120,13 +121,14 @@ class BatchedEnv:
     max_decisions: int = 0  # the most decisions one game can take (the width of the record buffers)
     outcomes: tuple[str, ...] = ("illegal",)  # names of the outcome codes; must include "illegal"
     env_options: tuple[str, ...] = ("illegal_action",)  # the single env's options an engine accepts
+    illegal_action_modes: tuple[str, ...] = ILLEGAL_ACTION_MODES  # the single env's illegal_action values
 
     def __init__(self, num_envs: int, options: dict[str, Any]):
         """``options`` are the single env's keyword options (render options excepted); unknown names raise."""
         reject_unknown(options, self.env_options, "option")
         self.num_envs = n = int_in("num_envs", num_envs, 1, 2**24)
         self.illegal_action = one_of("illegal_action", options.get("illegal_action", "penalize"),
-                                     ILLEGAL_ACTION_MODES)
+                                     self.illegal_action_modes)
         # what a record says the game was played with: as the single env's game_record() writes it
         self.record_options = {**plain(options), "illegal_action": self.illegal_action}
         self.players = len(self.possible_agents)

@@ -159,24 +159,26 @@ def _interval_masks(n: int) -> np.ndarray:
     return masks
 
 
-def permutations(seeds: np.ndarray, n: int, count: int) -> np.ndarray:
+def permutations(seeds: np.ndarray, n: int, count: int, then_uint64: bool = False):
     """int8/int16[k, count, n]: ``[default_rng(s).permutation(n) for _ in range(count)]`` for each seed ``s``, the
-    ``count`` permutations drawn one after the other from the same generator (a game's successive deals).
-    Compiled with numba when it is installed (the ``train`` extra), else in numpy array operations."""
+    ``count`` permutations drawn one after the other from the same generator (a game's successive deals). With
+    ``then_uint64``, also each generator's next 64-bit output after them (uint64[k]; ``integers(2**63)`` is it
+    shifted right by one). Compiled with numba when it is installed (the ``train`` extra), else in numpy array
+    operations."""
     seeds = np.asarray(seeds, dtype=np.int64)
     out = np.empty((len(seeds), count, n), np.int8 if n <= 127 else np.int16)
+    after = np.zeros(len(seeds), _U64)
     if len(seeds) and _shuffle is not None:
-        _shuffle(seed_state(seeds), _interval_masks(n), out)
-        return out
-    return _permutations_numpy(seeds, out)
+        _shuffle(seed_state(seeds), _interval_masks(n), out, after)
+    elif len(seeds):
+        _permutations_numpy(seeds, out, after)
+    return (out, after) if then_uint64 else out
 
 
-def _permutations_numpy(seeds: np.ndarray, out: np.ndarray) -> np.ndarray:
+def _permutations_numpy(seeds: np.ndarray, out: np.ndarray, after: np.ndarray) -> None:
     """``permutations`` in numpy array operations: every generator steps through the shuffle together."""
     k, count, n = out.shape
     dtype = out.dtype
-    if k == 0:
-        return out
     gens = PCG64Array(seeds)
     masks = _interval_masks(n)
     # Each index draw takes one 32-bit value, or more when values above the bound are rejected (at most half the
@@ -211,7 +213,12 @@ def _permutations_numpy(seeds: np.ndarray, out: np.ndarray) -> np.ndarray:
             flat[at_j] = perm[:, i]
             perm[:, i] = held
         out[:, c] = perm
-    return out
+    # A 64-bit draw skips a buffered high half: it is output (taken + 1) // 2, counting the 32-bit values taken.
+    nxt = (pos // k + 1) // 2
+    while 2 * nxt.max() + 1 >= stream.shape[0]:
+        stream = np.concatenate([stream, gens.uint32_stream(extra)])
+    low, high = stream.take(2 * nxt * k + games), stream.take((2 * nxt + 1) * k + games)
+    after[:] = low.astype(_U64) | high.astype(_U64) << _U64(32)
 
 
 # ----------------------------------------------------------------------------- compiled (numba)
@@ -239,7 +246,7 @@ if numba is not None:
         return high + inc_hi + (_C_ONE if new_lo < low else _C_ZERO), new_lo
 
     @numba.njit(cache=True)
-    def _shuffle(state, masks, out):
+    def _shuffle(state, masks, out, after):
         k, count, n = out.shape
         for g in range(k):
             inc_hi = (state[g, 2] << _C_ONE) | (state[g, 3] >> _C_63)
@@ -267,5 +274,8 @@ if numba is not None:
                             break
                     j = np.int64(value)
                     row[i], row[j] = row[j], row[i]
+            hi, lo = _step(hi, lo, inc_hi, inc_lo)  # the next 64-bit draw (a buffered half is skipped)
+            x, rot = hi ^ lo, hi >> _C_58
+            after[g] = (x >> rot) | (x << ((_C_64 - rot) & _C_63))
 else:
     _shuffle = None
