@@ -72,6 +72,8 @@ def lockstep(options: dict, n: int, steps: int, seed: int = 0, illegal: float = 
             results = [env.step({a: int(actions[i, q]) for q, a in enumerate(agents)}) for i, env in enumerate(envs)]
         for i, (o, r, term, trunc, info) in enumerate(results):
             current[i] = o
+            if envs[i].game.outcome != rules.ILLEGAL:  # who touched first this tick
+                assert tuple(eng.engine.last_order[i]) == envs[i].game.last_order, i
             assert rewards[i].tolist() == [r[a] for a in agents], i
             assert done[i] == (not envs[i].agents), i
             if not done[i]:
@@ -99,7 +101,7 @@ def lockstep(options: dict, n: int, steps: int, seed: int = 0, illegal: float = 
     ({"players": 3, "level": "hard", "silent": True, "wrap": False}, 24, 300, "win stuck time"),
     ({"solo": True, "silent": True, "max_ticks": 100}, 24, 600, "win stuck tick_limit"),  # untimed
     ({"level": "expert", "wrap": False}, 24, 300, "stuck time"),
-    ({"time_limit": None, "max_ticks": 70, "silent": True}, 24, 400, "win stuck tick_limit"),  # past 64 ticks
+    ({"time_limit": None, "max_ticks": 150, "silent": True}, 24, 500, "win stuck tick_limit"),  # 64 ticks a block
     ({"stock": 3, "time_limit": 45.0, "seconds_per_action": 1.5, "players": 3}, 24, 200, "win stuck time"),
 ], ids=str)
 def test_parallel_engine_equals_single_env(options, n, steps, ends):
@@ -213,25 +215,24 @@ def test_explicit_decks_are_the_single_envs_deck_option():
 
 def test_touch_orders_are_the_python_generators():
     """The order blocks drawn with getrandbits are random.Random(order_seed).random() tick by tick, for one- and
-    two-word order seeds, three players (six orders, the full 53-bit fraction) and refills past a block."""
+    two-word order seeds, three players (six orders, the full 53-bit fraction) and the blocks after the first."""
     import random
 
     eng = SummitRushParallel(3, players=3, time_limit=None, max_ticks=200, silent=True)
     eng.reset(seeds=0)
     e = eng.engine
     seeds = [0, 12345, 2**62 + 7]
-    for slot, seed in enumerate(seeds):
-        e._rngs[slot].seed(seed)
-    e._draw_orders(np.arange(3))
+    e._order_seed[:] = seeds
+    e._order_from[:] = 0
+    got = []
+    for _ in range(3):
+        e._draw_orders(np.arange(3))
+        got.append(e._order.copy())
+        e._order_from += e._block
     for slot, seed in enumerate(seeds):
         reference = random.Random(seed)
         expected = [int(reference.random() * 6) for _ in range(3 * e._block)]
-        got = e._order[slot].tolist()
-        e._draw_orders(np.array([slot]))
-        got += e._order[slot].tolist()
-        e._draw_orders(np.array([slot]))
-        got += e._order[slot].tolist()
-        assert got == expected, seed
+        assert np.concatenate([block[slot] for block in got]).tolist() == expected, seed
 
 
 def test_order_seed_after_the_deal_is_numpys():

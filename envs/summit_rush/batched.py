@@ -78,9 +78,9 @@ _SUIT = np.eye(4, dtype=np.int8)[np.arange(52) // 13]
 _COVERS = np.array([list(c) + [NP] * (2 - len(c)) for c in rules.COVERS], np.intp)
 _COVER_MASK = np.array([*rules.COVER_MASK, 0], np.uint32)
 _BIT = np.array([1 << q for q in range(NP)] + [0], np.uint32)
-_POSITIONS = np.arange(NP, dtype=np.uint32)
 _ORDERS = {n: np.array(orders, np.intp) for n, orders in rules.ORDERS.items()}
 _ORDER_BLOCK = 64  # ticks of touch orders drawn at a time for untimed games
+_seed = random.Random.__base__.seed  # the C seeding random.Random.seed ends in, for an int (a third of its time)
 
 
 def _thermometers(n: int) -> np.ndarray:
@@ -123,6 +123,12 @@ class _Engine:
             nb[card, : len(fits)] = fits
         self._neighbours = nb
         self._o = o = obs.layout.offsets
+        # _spread[q][v]: the move-mask entries (8 * P of them, pos * P + pile) of pile q's byte of free fitting
+        # positions v, for a byte's 8 positions
+        bits = np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1, bitorder="little").astype(np.int8)
+        self._spread = [np.zeros((256, 8 * p), np.int8) for _ in range(p)]
+        for q in range(p):
+            self._spread[q][:, q::p] = bits
         cards = np.arange(52)
         # observation entries of a card as a pile's top (rank, suit, and its entry in on_piles) and as a face-up
         # peak card (up, rank, suit), by pile or position and card
@@ -151,9 +157,16 @@ class _Engine:
         self.counters = np.zeros((n, 6), np.int64)
         self.said = np.zeros((n, p), np.int64)  # each seat's last message (0: none yet) and the tick it was said
         self.said_tick = np.zeros((n, p), np.int64)
-        self._rngs = [random.Random() for _ in range(n)]
-        self._order = np.zeros((n, self._block), np.int8)  # the next ticks' touch orders, as indices into ORDERS
+        # Touch orders: each game's order seed, the next ticks' orders (indices into ORDERS), the tick of the
+        # game they start at and the next to use. One generator serves every game: a block after the first is
+        # drawn by seeding it again and skipping the ticks drawn before (a Random object per game costs 2.5 kB).
+        self._rng = random.Random()
+        self._order_seed = np.zeros(n, np.int64)
+        self._order = np.zeros((n, self._block), np.int8)
+        self._order_from = np.zeros(n, np.int64)
         self._order_at = np.zeros(n, np.int64)
+        self.last_order = np.zeros((n, p), np.int64)  # the seat order of each game's last tick (State.last_order)
+        self.last_order[:] = np.arange(p)
         self.moves_mask = np.zeros((n, p, self.n_moves), np.int8)  # start-of-tick legal moves of every seat
         # The observation entries before the seat piece, the same for every seat: one row per game.
         self.public = np.zeros((n, self._public_end), np.int8)
@@ -165,6 +178,11 @@ class _Engine:
         if c.wrap:
             self.tail[:, o["wrap"] - self._public_end] = 1
         self._rows = np.arange(n)
+        self._rank_rows = self._rows * 14  # flat index of each game's row of by_rank
+
+    def _all(self, games: np.ndarray):
+        """``games``, or ``slice(None)`` when it is every game in order (views instead of copies)."""
+        return slice(None) if len(games) == self.num_envs else games
 
     def _put(self, games: np.ndarray, entries: np.ndarray, value: int) -> None:
         """Set public entries ``entries`` (int[k] or int[k, j], one row per game) of ``games``."""
@@ -185,7 +203,7 @@ class _Engine:
         return out
 
     # ----------------------------------------------------------------- dealing
-    def start(self, slots: np.ndarray, decks: np.ndarray, order_seeds: list[int]) -> None:
+    def start(self, slots: np.ndarray, decks: np.ndarray, order_seeds: np.ndarray) -> None:
         """Deal ``decks`` (int[k, 52], the single env's deck order) into ``slots``; ``order_seeds`` seed the touch
         orders. Writes the slots' observations and masks whole."""
         p, s = self.players, self.config.stock
@@ -210,16 +228,22 @@ class _Engine:
         self.said[slots] = 0
         self.said_tick[slots] = 0
         if p > 1:  # one seat has one order: nothing to draw
-            for slot, seed in zip(slots.tolist(), order_seeds, strict=True):
-                self._rngs[slot].seed(seed)
+            self._order_seed[slots] = order_seeds
+            self._order_from[slots] = 0
             self._draw_orders(slots)
         self._write(slots)
         self.masks(slots)
 
     def _draw_orders(self, slots: np.ndarray) -> None:
-        """The next block of ticks' touch orders of ``slots`` from their generators (``rules.draw_order``)."""
-        k = self._block
-        raw = b"".join(self._rngs[i].getrandbits(64 * k).to_bytes(8 * k, "little") for i in slots.tolist())
+        """The block of ticks' touch orders of ``slots`` from tick ``_order_from`` on (``rules.draw_order``)."""
+        k, rng = self._block, self._rng
+        raw = []
+        for seed, skip in zip(self._order_seed[slots].tolist(), self._order_from[slots].tolist(), strict=True):
+            _seed(rng, seed)
+            if skip:
+                rng.getrandbits(64 * skip)
+            raw.append(rng.getrandbits(64 * k).to_bytes(8 * k, "little"))
+        raw = b"".join(raw)
         words = np.frombuffer(raw, np.uint32).reshape(len(slots), k, 2)
         # random(): (a >> 5, b >> 6) as a 53-bit fraction, exactly as CPython builds it
         a, b = (words[:, :, 0] >> 5).astype(np.float64), (words[:, :, 1] >> 6).astype(np.float64)
@@ -258,19 +282,26 @@ class _Engine:
     def _heard_ago(self, g: np.ndarray) -> np.ndarray:
         said = self.said[g]
         ago = np.where(said > 0, np.minimum(self.tick[g, None] - 1 - self.said_tick[g], HEARD_AGES - 1), HEARD_AGES)
-        return self._ago[ago].reshape(len(g), -1)
+        return self._ago[ago].reshape(len(said), -1)
 
     def masks(self, g: np.ndarray) -> np.ndarray:
         """Write the move masks of games ``g`` (every seat's); returns bool[k], whether any free card fits any pile
         (the stuck test). A game that is over has none."""
-        k = len(g)
+        g = self._all(g)
+        p = self.players
         # the free positions whose card fits each pile: the positions holding a neighbour rank of its top card
-        near = np.take(self.by_rank, (g * 14)[:, None, None] + self._neighbours[self.tops[g]])  # uint32[k, P, 2]
-        fit = (near[:, :, 0] | near[:, :, 1]) & self.up[g][:, None]
+        near = np.take(self.by_rank, self._rank_rows[g][:, None, None] + self._neighbours[self.tops[g]])
+        fit = (near[:, :, 0] | near[:, :, 1]) & self.up[g][:, None]  # uint32[k, P]
+        k = len(fit)
         running = self.over[g] < 0
         fit *= running[:, None]
         mask = np.empty((k, self.n_moves), np.int8)
-        mask[:, : self.TURN] = ((fit[:, None, :] >> _POSITIONS[:, None]) & 1).reshape(k, -1)  # pos * P + pile
+        # pos * P + pile: each byte of a pile's positions looked up as its 8 * P mask entries, piles OR-ed together
+        key = fit.view(np.uint8).reshape(k, p, 4)
+        spread = self._spread[0][key[:, 0]]
+        for q in range(1, p):
+            spread |= self._spread[q][key[:, q]]
+        mask[:, : self.TURN] = spread.reshape(k, -1)[:, : self.TURN]
         mask[:, self.WAIT] = running
         self.moves_mask[g] = mask[:, None, :]
         self.moves_mask[g, :, self.TURN] = (self.stock_left[g] > 0) & running[:, None]
@@ -301,9 +332,11 @@ class _Engine:
         if p > 1:
             at = self._order_at[games]
             order = self._orders[self._order[games, at]]
+            self.last_order[games] = order
             self._order_at[games] = at + 1
             refill = games[at + 1 == self._block]
             if len(refill):
+                self._order_from[refill] += self._block
                 self._draw_orders(refill)
         else:
             order = np.zeros((len(games), 1), np.intp)
@@ -318,14 +351,14 @@ class _Engine:
             playing = np.flatnonzero(alive & (move < self.TURN))
             if len(playing):
                 self._play(games[playing], seat[playing], move[playing])
-        tick = self.tick[games]
+        sel = self._all(games)
+        tick = self.tick[sel]
         if self._clock is not None:  # one entry of the clock's thermometer goes out
             running = np.flatnonzero(tick < self._clock)
             self._put(games[running], o["time_left"] + self._clock - 1 - tick[running], 0)
-        self.tick[games] = tick + 1
+        self.tick[sel] = tick + 1
         if messages is not None:
-            ago = self._heard_ago(games)
-            self.public[games, o["heard_ago"] : o["heard_ago"] + p * HEARD_AGES] = ago
+            self.public[sel, o["heard_ago"] : o["heard_ago"] + p * HEARD_AGES] = self._heard_ago(sel)
         self._end_checks(games)
 
     def _set_top(self, g: np.ndarray, pile: np.ndarray, card: np.ndarray) -> None:
@@ -383,14 +416,15 @@ class _Engine:
         masks (none once over)."""
         c = self.config
         plays_any = self.masks(games)
-        tick = self.tick[games]
+        sel = self._all(games)
+        tick = self.tick[sel]
         over = np.full(len(games), -1, np.int8)
         over[tick >= c.max_ticks] = TICK_LIMIT
         if self._clock is not None:
             over[tick >= self._clock] = TIME
-        over[(self.stock_left[games].sum(axis=1) == 0) & ~plays_any] = STUCK
-        over[self.present[games] == 0] = WIN
-        self.over[games] = over
+        over[(self.stock_left[sel].sum(axis=1) == 0) & ~plays_any] = STUCK
+        over[self.present[sel] == 0] = WIN
+        self.over[sel] = over
         self.moves_mask[games[over >= 0]] = 0
 
     def full_mask(self, moves_mask: np.ndarray) -> np.ndarray:
@@ -466,7 +500,7 @@ class _SummitBatch(BatchedEnv):
                 cards[j] = decks[j]
                 order_seeds[j] = o
                 self._decks[int(slots[j])] = [CARD_NAMES[c] for c in decks[j]]
-        e.start(slots, cards, order_seeds.tolist())
+        e.start(slots, cards, order_seeds)
 
     # ----------------------------------------------------------------- records and infos
     def _record(self, seed: int, moves: np.ndarray, deck: list[str] | None = None) -> dict[str, Any]:
