@@ -42,7 +42,9 @@ Seeds (the stream). ``reset(seeds=s)`` with an int starts the games seeded ``s, 
 ``0..N-1``; ``reset(seeds=[...])`` starts the N given seeds. Later games take the next seeds of a counter,
 ``next_seed`` (``max(seeds) + 1`` unless ``reset`` is given ``next_seed``), in the order they start and, within
 one step, in slot order. The game with seed ``k`` is always the single env's ``reset(seed=k)``. ``seeds[i]`` is
-the seed of slot ``i``'s current game. Seeds are integers in ``0 .. 2**63 - 1``.
+the seed of slot ``i``'s current game. Seeds are integers in ``0 .. 2**63 - 1``; a stream that would pass the
+largest (say, a batch reset with seed ``2**63 - 1`` and no ``next_seed``) raises :class:`OptionError` when a game
+needs the seed past it.
 
 Records. ``record(i)`` is slot ``i``'s current game and ``finished_record(i)`` the last game that ended in slot
 ``i``, each as the single env's ``game_record()`` has it; ``cardzoo.envs.replay(record)`` plays either again in the
@@ -188,9 +190,13 @@ class BatchedEnv:
     def reset(self, seeds: int | Any = 0, next_seed: int | None = None):
         """Start N games: ``seeds`` an int ``s`` (games ``s..s+N-1``) or N seeds. Returns ``obs, mask, seat``."""
         seeds = self._check_seeds(seeds)
-        after = int(seeds.max()) + 1 if next_seed is None else next_seed
-        if isinstance(after, bool) or not isinstance(after, (int, np.integer)) or not 0 <= after <= MAX_SEED:
-            raise OptionError(f"next_seed must be an integer in 0..{MAX_SEED}, got {after!r}")
+        if next_seed is None:  # past MAX_SEED when a game has the largest seed: the stream is then used up
+            after = int(seeds.max()) + 1
+        elif (isinstance(next_seed, bool) or not isinstance(next_seed, (int, np.integer))
+              or not 0 <= next_seed <= MAX_SEED):
+            raise OptionError(f"next_seed must be an integer in 0..{MAX_SEED}, got {next_seed!r}")
+        else:
+            after = int(next_seed)
         self.seeds[:] = seeds
         self.next_seed = int(after)
         self._length[:] = 0
@@ -257,15 +263,15 @@ class BatchedEnv:
 
     def _restart(self, ended: np.ndarray, movers: np.ndarray) -> None:
         """Keep the ended games' records and deal the next seeds of the stream into their slots."""
+        if self.next_seed + len(ended) - 1 > MAX_SEED:
+            raise OptionError(f"the seed stream ran past {MAX_SEED}; reset() with smaller seeds or a next_seed")
+        new = self.next_seed + np.arange(len(ended), dtype=np.int64)
         seeds, history, length = self._finished
         seeds[ended] = self.seeds[ended]
         self._finished_outcome[ended] = self.outcome[ended]
         self._finished_mover[ended] = movers[ended]
         history[ended] = self._history[ended]
         length[ended] = self._length[ended]
-        new = self.next_seed + np.arange(len(ended), dtype=np.int64)
-        if new[-1] > MAX_SEED:
-            raise OptionError(f"the seed stream ran past {MAX_SEED}; reset() with smaller seeds")
         self.next_seed += len(ended)
         self.seeds[ended] = new
         self._length[ended] = 0

@@ -128,6 +128,19 @@ def test_seed_stream_counts_up_in_slot_order():
     assert eng.seeds[done].tolist() == list(range(14, 14 + done.sum())) and eng.next_seed == 14 + done.sum()
 
 
+def test_seed_stream_used_up_raises_when_a_game_needs_a_seed():
+    """A batch holding the largest seed may be dealt and played; only the seed past the largest raises."""
+    eng = make_batched("rope_team_v0", 2, max_deals=1)
+    obs, mask, seat = eng.reset(seeds=[7, 2**63 - 1])
+    assert eng.next_seed == 2**63 and eng.seeds.tolist() == [7, 2**63 - 1]
+    rng = np.random.default_rng(2)
+    with pytest.raises(OptionError, match="ran past"):
+        for _ in range(eng.max_decisions):
+            obs, mask, seat, _, done = eng.step(np.argmax(rng.random((2, 52)) * mask, axis=1))
+    with pytest.raises(OptionError, match="next_seed"):
+        eng.reset(seeds=0, next_seed=2**63)
+
+
 def test_illegal_action_penalised_like_the_single_env():
     eng = make_batched("rope_team_v0", 3)
     obs, mask, seat = eng.reset(0)

@@ -121,6 +121,39 @@ def test_illegal_actions_like_the_single_env(mode):
         assert seen["illegal"] >= 50, seen
 
 
+class TickGames:
+    """N single ParallelEnvs asked one seat at a time, as TickEnv asks them: the reference for the protocol form and
+    its vector views. ``decide(actions)`` gives each game's asked seat its action; a tick is played once every seat
+    has chosen (or at once after an illegal action, the seats still to choose waiting)."""
+
+    def __init__(self, seeds, **options):
+        self.envs = [summit_rush_v0.parallel_env(**options) for _ in seeds]
+        self.agents = self.envs[0].possible_agents
+        self.current = [env.reset(seed=int(s))[0] for env, s in zip(self.envs, seeds, strict=True)]
+        self.chosen: list[dict] = [{} for _ in seeds]
+
+    def seat(self, i: int) -> int:
+        return len(self.chosen[i])
+
+    def view(self, i: int) -> dict:
+        return self.current[i][self.agents[self.seat(i)]]
+
+    def decide(self, i: int, action: int):
+        """Returns None while the tick is being asked, else the single env's step results for the game."""
+        env, agent = self.envs[i], self.agents[self.seat(i)]
+        legal = self.view(i)["action_mask"][action] == 1
+        self.chosen[i][agent] = action
+        if len(self.chosen[i]) < len(self.agents) and legal:
+            return None
+        self.chosen[i].update({a: env.WAIT for a in self.agents if a not in self.chosen[i]})
+        results = env.step(self.chosen[i])
+        self.chosen[i], self.current[i] = {}, results[0]
+        return results
+
+    def restart(self, i: int, seed: int) -> None:
+        self.current[i] = self.envs[i].reset(seed=seed)[0]
+
+
 def test_protocol_form_asks_one_seat_at_a_time_as_tick_env():
     """make_batched("summit_rush_v0"): each step is the decision of one seat, from the start-of-tick observation;
     the tick is played with the last seat's decision (an illegal one ends the game there, the rest waiting)."""
@@ -128,44 +161,87 @@ def test_protocol_form_asks_one_seat_at_a_time_as_tick_env():
                               ({"solo": True, "max_ticks": 30}, 16, 300)):
         eng = make_batched("summit_rush_v0", n, **options)
         assert isinstance(eng, SummitRushBatched)
-        envs = [summit_rush_v0.parallel_env(**options) for _ in range(n)]
-        agents = envs[0].possible_agents
+        games = TickGames(range(77, 77 + n), **options)
+        agents = games.agents
         rng = np.random.default_rng(1)
         obs, mask, seat = eng.reset(seeds=77)
-        current = [env.reset(seed=77 + i)[0] for i, env in enumerate(envs)]
-        chosen: list[dict] = [{} for _ in range(n)]
         ended = Counter()
         for _ in range(steps):
-            assert seat.tolist() == [len(c) for c in chosen]
-            assert np.array_equal(obs, [current[i][agents[s]]["observation"] for i, s in enumerate(seat)])
-            assert np.array_equal(mask, [current[i][agents[s]]["action_mask"] for i, s in enumerate(seat)])
+            assert seat.tolist() == [games.seat(i) for i in range(n)]
+            assert np.array_equal(obs, [games.view(i)["observation"] for i in range(n)])
+            assert np.array_equal(mask, [games.view(i)["action_mask"] for i in range(n)])
             actions = np.argmax(rng.random(mask.shape) * mask, axis=1)
             wild = rng.random(n) < 0.01
             actions = np.where(wild, rng.integers(0, eng.num_actions, n), actions)
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", IllegalActionWarning)
                 obs, mask, seat, rewards, done = eng.step(actions)
-                for i, env in enumerate(envs):
-                    agent = agents[len(chosen[i])]
-                    chosen[i][agent] = int(actions[i])
-                    legal = current[i][agent]["action_mask"][actions[i]] == 1
-                    if len(chosen[i]) < len(agents) and legal:
+                for i in range(n):
+                    results = games.decide(i, int(actions[i]))
+                    if results is None:
                         assert not done[i] and not rewards[i].any()
                         continue
-                    chosen[i].update({a: env.WAIT for a in agents if a not in chosen[i]})
-                    o, r, _, trunc, info = env.step(chosen[i])
-                    chosen[i], current[i] = {}, o
-                    assert rewards[i].tolist() == [r[a] for a in agents] and done[i] == (not env.agents)
+                    o, r, _, trunc, info = results
+                    assert rewards[i].tolist() == [r[a] for a in agents] and done[i] == (not games.envs[i].agents)
                     if done[i]:
                         assert eng.finished_info(i) == info[agents[0]] and eng.truncated[i] == trunc[agents[0]]
-                        assert eng.finished_record(i) == env.game_record()
+                        assert eng.finished_record(i) == games.envs[i].game_record()
                         if info[agents[0]]["outcome"] != "illegal":  # the single env's final view, last seat's
                             assert np.array_equal(eng.final_obs[i], o[agents[-1]]["observation"])
                         ended[info[agents[0]]["outcome"]] += 1
-                        current[i] = env.reset(seed=int(eng.seeds[i]))[0]
+                        games.restart(i, int(eng.seeds[i]))
         assert sum(ended.values()) >= 100 and ended["illegal"] >= 3, ended
         for i in range(n):  # a tick half asked is not played yet, so not in the record
-            assert eng.record(i) == envs[i].game_record()
+            assert eng.record(i) == games.envs[i].game_record()
+
+
+def test_gymnasium_vector_view_asks_each_seat_as_tick_env():
+    """BatchedVectorEnv over the protocol form: the deciding seat's reward, a game's end by its rules as a
+    termination and the tick limit as a truncation, the final observation and outcome of each ended game."""
+    from cardzoo.envs.vector import BatchedVectorEnv
+
+    n, options = 8, {"silent": True, "stock": 4, "max_ticks": 25}
+    envs = BatchedVectorEnv(make_batched("summit_rush_v0", n, **options))
+    obs, infos = envs.reset(seed=900)
+    games = TickGames(range(900, 900 + n), **options)
+    rng = np.random.default_rng(4)
+    ends = Counter()
+    for _ in range(300):
+        assert np.array_equal(obs, [games.view(i)["observation"] for i in range(n)])
+        assert np.array_equal(envs.action_masks(), [games.view(i)["action_mask"] == 1 for i in range(n)])
+        assert infos["seat"].tolist() == [games.seat(i) for i in range(n)]
+        actions = np.argmax(rng.random((n, envs.single_action_space.n)) * envs.action_masks(), axis=1)
+        actions[:4] = np.where(rng.random(4) < 0.7, games.envs[0].WAIT, actions[:4])  # these reach the tick limit
+        obs, rewards, terminated, truncated, infos = envs.step(actions)
+        for i in range(n):
+            results = games.decide(i, int(actions[i]))
+            if results is None:
+                assert rewards[i] == 0 and not terminated[i] and not truncated[i]
+                continue
+            o, r, term, trunc, info = results
+            agent = games.agents[-1]
+            assert rewards[i] == r[agent] and terminated[i] == term[agent] and truncated[i] == trunc[agent]
+            if term[agent] or trunc[agent]:
+                assert np.array_equal(infos["final_obs"][i], o[agent]["observation"])
+                assert infos["final_info"]["outcome"][i] == info[agent]["outcome"]
+                ends[info[agent]["outcome"]] += 1
+                games.restart(i, int(envs.engine.seeds[i]))
+    assert ends["tick_limit"] >= 5 and ends["stuck"] + ends["win"] >= 5, ends
+
+
+def test_maskable_ppo_trains_on_the_sb3_view_of_summit_rush():
+    """MaskablePPO, unchanged, learns on silent Summit Rush through the SB3 VecEnv view of the protocol form; the
+    engine raises on any illegal action, so every action it took respected the masks; games of at most 25 ticks
+    (50 decisions) end and are replaced within the 64 steps of a rollout."""
+    from sb3_contrib import MaskablePPO
+
+    from cardzoo.training.batched_vec import BatchedVecEnv
+
+    vec = BatchedVecEnv(make_batched("summit_rush_v0", 16, silent=True, max_ticks=25, illegal_action="raise"))
+    model = MaskablePPO("MlpPolicy", vec, n_steps=64, batch_size=256, n_epochs=1, seed=3,
+                        policy_kwargs={"net_arch": [32]})
+    model.learn(1024)
+    assert model.num_timesteps == 1024 and vec.engine.next_seed >= 3 + 2 * 16  # every slot's game was replaced
 
 
 def test_records_replay_in_the_single_env():
@@ -348,7 +424,7 @@ def test_resampling_hidden_cards_leaves_every_observation_identical(options, see
     deck = np.random.default_rng(seed).permutation(52).tolist()
     first = SummitRushParallel(1, **options)
     rng, shuffle = np.random.default_rng(policy), np.random.default_rng(policy + 1)
-    obs, mask = first.reset(seeds=[seed], decks=[[CARD_NAMES[c] for c in deck]])
+    obs, mask = first.reset(seeds=[seed], decks=[[CARD_NAMES[c] for c in deck]], next_seed=0)
     played = []
     while True:
         other = _hidden_moved(first, 0, deck, shuffle)  # what is hidden after the ticks played so far
@@ -360,7 +436,7 @@ def test_resampling_hidden_cards_leaves_every_observation_identical(options, see
             break
         played.append(actions)
     both = SummitRushParallel(2, **options)
-    obs, mask = both.reset(seeds=[seed, seed], decks=[[CARD_NAMES[c] for c in d] for d in (deck, other)])
+    obs, mask = both.reset(seeds=[seed, seed], decks=[[CARD_NAMES[c] for c in d] for d in (deck, other)], next_seed=0)
     for actions in [*played, None]:
         assert np.array_equal(obs[0], obs[1]) and np.array_equal(mask[0], mask[1])
         if actions is not None:
