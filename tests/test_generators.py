@@ -27,8 +27,10 @@ def test_seed_state_and_outputs_equal_numpy():
         assert np.random.default_rng(seed).integers(2**63) == first >> 1
 
 
-def _numpy_path(seeds: np.ndarray, n: int, count: int) -> np.ndarray:
-    return generators._permutations_numpy(seeds, np.empty((len(seeds), count, n), np.int8))
+def _numpy_path(seeds: np.ndarray, n: int, count: int, then_uint64: bool = False):
+    out, after = np.empty((len(seeds), count, n), np.int8), np.zeros(len(seeds), np.uint64)
+    generators._permutations_numpy(seeds, out, after)
+    return (out, after) if then_uint64 else out
 
 
 @pytest.mark.parametrize("n, count", [(52, 3), (45, 2), (1, 2), (2, 3), (3, 5), (33, 4)])
@@ -47,11 +49,13 @@ def test_permutations_equal_numpy(n, count, implementation):
 @given(seeds=st.lists(st.integers(0, 2**63 - 1), min_size=1, max_size=40))
 def test_permutations_equal_numpy_any_seeds(seeds):
     seeds = np.array(seeds, dtype=np.int64)
-    perms = generators.permutations(seeds, 52, 3)
-    assert np.array_equal(perms, _numpy_path(seeds, 52, 3))
+    perms, after = generators.permutations(seeds, 52, 3, then_uint64=True)
+    numpy_perms, numpy_after = _numpy_path(seeds, 52, 3, then_uint64=True)
+    assert np.array_equal(perms, numpy_perms) and np.array_equal(after, numpy_after)
     for i, seed in enumerate(seeds.tolist()):
         rng = np.random.default_rng(seed)
         assert all((perms[i, c] == rng.permutation(52)).all() for c in range(3))
+        assert int(after[i]) == int(rng.bit_generator.random_raw())  # the generator's next output after the deals
 
 
 def test_long_rejection_runs_extend_the_stream():
