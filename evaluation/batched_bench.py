@@ -14,7 +14,7 @@ joint mask (the move mask tiled 57 times, 3306 entries a seat), talking with the
 path: the move drawn from the move mask, the message uniformly), and the protocol form silent (one seat a step, as
 the trainer and the vector views ask). The talking joint mask is measured up to N = 16384: at 65536 games the mask
 alone is 433 MB a tick. Each run replaces its game's entry in ``engine.json`` and its rows in ``engine.csv``, and
-``engine_scaling.png`` plots every game measured.
+``engine_scaling.png`` (and ``.svg``) plots every game measured.
 
 ``trainer``: env steps (decisions) per second of PPO learning on Rope Team, all four levels, the same network (two
 hidden layers of 128 for the actor and the critic), 4 epochs per rollout, torch on one thread: the SB3 path
@@ -220,48 +220,40 @@ def engine(out: Path, seconds: float, game: str) -> dict:
         writer = csv.DictWriter(f, fieldnames=fields)
         writer.writeheader()
         for name, r in sorted(results.items()):
+            writer.writerows({"game": name, "variant": kind, "decisions": single["decisions"],
+                              "games_started": single["games"], "cpu_seconds": single["cpu_seconds"],
+                              "decisions_per_cpu_second": single["decisions_per_cpu_second"]}
+                             for kind, single in _singles(r).items())
             writer.writerows({"game": name, "variant": "batched", **row} for row in r["batched"])
     _plot(results, out / "engine_scaling.png")
     print(json.dumps({k: v for k, v in result.items() if k not in ("batched", "single_env")}))
     return result
 
 
-def _plot(results: dict, path: Path) -> None:
-    import matplotlib
+def _singles(result: dict) -> dict[str, dict]:
+    """A game's single-env measurements by name: "single env", or "single env, silent" and so on."""
+    singles = result["single_env"]
+    if "decisions_per_cpu_second" in singles:
+        return {"single env": singles}
+    return {f"single env, {kind}": single for kind, single in singles.items()}
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
 
-    fig, (ax, memory) = plt.subplots(1, 2, figsize=(13, 4.8), gridspec_kw={"width_ratios": [3, 2]})
-    colours = iter(plt.rcParams["axes.prop_cycle"].by_key()["color"])
+def _plot(results: dict, path: Path) -> list[Path]:
+    """Every measured game's rate and memory against N (PNG and SVG), with the single envs' rates and the
+    targets as lines."""
+    from .charts import Level, scaling_chart
+
+    rates, memory, levels = {}, {}, []
     for name, result in sorted(results.items()):
         title = name.replace("_v0", "").replace("_", " ").title()
-        variants = dict.fromkeys(r.get("variant", "batched") for r in result["batched"])
-        for variant in variants:
+        for variant in dict.fromkeys(r.get("variant", "batched") for r in result["batched"]):
             rows = [r for r in result["batched"] if r.get("variant", "batched") == variant]
-            label = f"{title}, {variant}" if variant != "batched" else f"{title}, batched"
-            colour = next(colours)
-            n = [r["n"] for r in rows]
-            ax.plot(n, [r["decisions_per_cpu_second"] for r in rows], "o-", color=colour, label=label)
-            memory.plot(n, [r["peak_memory_mb"] for r in rows], "s-", color=colour, label=label)
-        singles = result["single_env"]
-        singles = {"single env": singles} if "decisions_per_cpu_second" in singles else singles
-        for kind, single in singles.items():
-            ax.axhline(single["decisions_per_cpu_second"], color="gray", ls="--", lw=1)
-            ax.annotate(f"{title}: single env{'' if kind == 'single env' else ', ' + kind}",
-                        (1, single["decisions_per_cpu_second"]), fontsize=7, color="gray", va="bottom")
-        ax.axhline(TARGETS[name], color="tab:green", ls=":", lw=1)
-        ax.annotate(f"{title}: target {TARGETS[name]:,}", (1, TARGETS[name]), fontsize=7, color="tab:green",
-                    va="bottom")
-    ax.set(xscale="log", yscale="log", xlabel="games stepped together (N)",
-           ylabel="decisions (agent-actions) per CPU-second",
-           title="Random legal play, observation and mask read every decision")
-    ax.legend(fontsize=7, loc="lower right")
-    memory.set(xscale="log", yscale="log", xlabel="games stepped together (N)", ylabel="peak memory (MB)",
-               title="Memory numpy allocates (construction, reset, 3 steps)")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+            rates[f"{title}, {variant}"] = [(r["n"], r["decisions_per_cpu_second"]) for r in rows]
+            memory[f"{title}, {variant}"] = [(r["n"], r["peak_memory_mb"]) for r in rows]
+        levels += [Level(f"{title}: {kind}", s["decisions_per_cpu_second"]) for kind, s in _singles(result).items()]
+        levels.append(Level(f"{title}: target", TARGETS[name], target=True))
+    return scaling_chart("Random legal play, observation and mask read every decision", rates, memory, levels,
+                         path, y_label="decisions (agent-actions) per CPU-second")
 
 
 # ----------------------------------------------------------------------------- trainer

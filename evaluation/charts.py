@@ -117,3 +117,48 @@ def line_chart(title: str, series: dict[str, list[tuple[float, float]]], path: s
     if len(series) > 1:
         ax.legend(fontsize=8, frameon=False)
     return _save(fig, path)
+
+
+@dataclass(frozen=True)
+class Level:
+    """A horizontal reference line on a scaling chart: a single env's rate, or a target."""
+
+    label: str
+    value: float
+    target: bool = False  # a target to reach (dotted, green) rather than a measurement (dashed, grey)
+
+
+def scaling_chart(title: str, rates: dict[str, list[tuple[int, float]]], memory: dict[str, list[tuple[int, float]]],
+                  levels: list[Level], path: str | Path, y_label: str = "decisions per CPU-second") -> list[Path]:
+    """Throughput and memory against the batch size, log-log, side by side: ``rates`` and ``memory`` map each
+    series to (N, value) points (memory in MB), ``levels`` are reference lines on the throughput panel. Returns the
+    files written (none without matplotlib)."""
+    if not available():
+        return []
+    return _save(scaling_figure(title, rates, memory, levels, y_label), path)
+
+
+def scaling_figure(title: str, rates: dict[str, list[tuple[int, float]]], memory: dict[str, list[tuple[int, float]]],
+                   levels: list[Level], y_label: str = "decisions per CPU-second"):
+    """The matplotlib figure of :func:`scaling_chart`."""
+    plt = _pyplot()
+    fig, (ax, mem) = plt.subplots(1, 2, figsize=(12.5, 4.6), gridspec_kw={"width_ratios": [3, 2]})
+    for i, name in enumerate(rates):
+        colour = PALETTE[i % len(PALETTE)]
+        ax.plot(*zip(*rates[name], strict=True), marker="o", markersize=4, linewidth=1.4, color=colour, label=name)
+        if name in memory:
+            mem.plot(*zip(*memory[name], strict=True), marker="s", markersize=4, linewidth=1.4, color=colour,
+                     label=name)
+    for level in levels:
+        colour = "#009E73" if level.target else "#777777"
+        ax.axhline(level.value, color=colour, linestyle=":" if level.target else "--", linewidth=1)
+        ax.annotate(f"{level.label}: {level.value:,.0f}", (1, level.value), fontsize=7, color=colour,
+                    va="bottom")
+    for panel, label, heading in ((ax, y_label, title), (mem, "peak memory (MB)", "Memory numpy allocates")):
+        panel.set(xscale="log", yscale="log", xlabel="games stepped together (N)", ylabel=label, title=heading)
+        panel.grid(True, which="major", color="#dddddd")
+        panel.xaxis.set_major_formatter(plt.FuncFormatter(lambda x, _: f"{x:,.0f}"))
+    ax.yaxis.set_major_formatter(plt.FuncFormatter(lambda y, _: f"{y:,.0f}"))
+    mem.yaxis.set_major_formatter(plt.FuncFormatter(lambda y, _: f"{y:,g}"))
+    ax.legend(fontsize=7, loc="lower right", frameon=False)
+    return fig
