@@ -61,15 +61,13 @@ from ..common.errors import IllegalActionError, IllegalActionWarning, OptionErro
 from ..common.generators import PCG64Array, permutations
 from ..common.options import one_of, plain, reject_unknown
 from . import rules
-from .env import ENV_OPTIONS, ILLEGAL_ACTION_MODES, make_config
+from .env import _CONFIG_OPTIONS, ENV_OPTIONS, ILLEGAL_ACTION_MODES, make_config
 from .observer import HEARD_AGES, Observer
 
 NP = rules.N_PEAKS
 OUTCOMES = (rules.WIN, rules.TIME, rules.STUCK, rules.TICK_LIMIT, rules.ILLEGAL)
 WIN, TIME, STUCK, TICK_LIMIT, ILLEGAL = range(5)
 _REWARD = np.array([1.0, -1.0, -1.0, 0.0, -1.0])  # by outcome code, as rules.rewards and the penalty
-GAME_OPTIONS = ("level", "players", "solo", "stock", "time_limit", "seconds_per_action", "wrap", "max_ticks", "talk",
-                "silent")
 OPTIONS = tuple(o for o in ENV_OPTIONS if o != "render_mode")
 
 _RANK = np.eye(13, dtype=np.int8)[np.arange(52) % 13]  # card -> rank one-hot (2..A)
@@ -454,7 +452,7 @@ class _SummitBatch(BatchedEnv):
 
     def __init__(self, num_envs: int, **options: Any):
         reject_unknown(options, OPTIONS, "option")
-        config = make_config(**{k: options[k] for k in GAME_OPTIONS if k in options})
+        config = make_config(**{k: options[k] for k in _CONFIG_OPTIONS if k in options})
         self.config = config
         self.possible_agents = tuple(f"player_{p}" for p in range(config.players))
         self.observation_size = Observer(config).size
