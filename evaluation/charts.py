@@ -125,7 +125,8 @@ class Level:
 
     label: str
     value: float
-    target: bool = False  # a target to reach (dotted, green) rather than a measurement (dashed, grey)
+    target: bool = False  # a target to reach (dotted, green, labelled on the line) rather than a measurement
+    series: str = ""  # a measurement's line takes this series' colour (grey if none) and is named in the legend
 
 
 def scaling_chart(title: str, rates: dict[str, list[tuple[int, float]]], memory: dict[str, list[tuple[int, float]]],
@@ -143,22 +144,27 @@ def scaling_figure(title: str, rates: dict[str, list[tuple[int, float]]], memory
     """The matplotlib figure of :func:`scaling_chart`."""
     plt = _pyplot()
     fig, (ax, mem) = plt.subplots(1, 2, figsize=(12.5, 4.6), gridspec_kw={"width_ratios": [3, 2]})
-    for i, name in enumerate(rates):
-        colour = PALETTE[i % len(PALETTE)]
+    colours = {name: PALETTE[i % len(PALETTE)] for i, name in enumerate(rates)}
+    for name, colour in colours.items():
         ax.plot(*zip(*rates[name], strict=True), marker="o", markersize=4, linewidth=1.4, color=colour, label=name)
         if name in memory:
             mem.plot(*zip(*memory[name], strict=True), marker="s", markersize=4, linewidth=1.4, color=colour,
                      label=name)
     for level in levels:
-        colour = "#009E73" if level.target else "#777777"
-        ax.axhline(level.value, color=colour, linestyle=":" if level.target else "--", linewidth=1)
-        ax.annotate(f"{level.label}: {level.value:,.0f}", (1, level.value), fontsize=7, color=colour,
-                    va="bottom")
+        label = f"{level.label}: {level.value:,.0f}"
+        if level.target:
+            ax.axhline(level.value, color="#009E73", linestyle=":", linewidth=1)
+            ax.annotate(label, (1, level.value), fontsize=7, color="#009E73", va="bottom")
+        else:
+            ax.axhline(level.value, color=colours.get(level.series, "#777777"), linestyle="--", linewidth=1,
+                       label=label)
     for panel, label, heading in ((ax, y_label, title), (mem, "peak memory (MB)", "Memory numpy allocates")):
         panel.set(xscale="log", yscale="log", xlabel="games stepped together (N)", ylabel=label, title=heading)
         panel.grid(True, which="major", color="#dddddd")
         panel.xaxis.set_major_formatter(plt.FuncFormatter(lambda x, _: f"{x:,.0f}"))
     ax.yaxis.set_major_formatter(plt.FuncFormatter(lambda y, _: f"{y:,.0f}"))
     mem.yaxis.set_major_formatter(plt.FuncFormatter(lambda y, _: f"{y:,g}"))
-    ax.legend(fontsize=7, loc="lower right", frameon=False)
+    fig.legend(*ax.get_legend_handles_labels(), fontsize=8, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=3,
+               frameon=False)  # below both panels: inside, it would hide lines
+    fig.tight_layout()
     return fig
