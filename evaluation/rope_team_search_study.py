@@ -1,0 +1,184 @@
+"""The Rope Team search agent on the report's deals: win rates, paired against the simple strategy, cross-play,
+time per decision, and where its losses come from.
+
+Game ``i`` is the report's game ``i`` (``reset(seed=i)``: :func:`.ceilings_rope_team.deal`), played by the
+runner's loop with the runner's agent seeds, so every team meets the same deals and the comparison with the
+simple strategy is paired (McNemar). Time is CPU time (``time.process_time``) inside ``act_bits`` of the search
+seats, per decision; one process, so run it alone (``nice``).
+
+Losses of the search team are sorted by cause:
+
+- *unwinnable*: the perfect-information oracle found no winning line (``rope_team_ceiling_<level>.json``);
+- *read of the partner*: the same two search agents, each told its partner's hand (their worlds hold the true
+  hand; the ridge and the later deals are still sampled), win the deal -- so the loss came from the belief about
+  the partner's cards, i.e. from what the partner's plays were taken to mean;
+- *other*: lost even so (the face-down ridge, later deals, or the limits of rollouts of the simple strategy).
+
+Each is split by how the game ended (a fall, or out of deals).
+
+    nice python -m cardzoo.evaluation.rope_team_search_study --games 200 --cross 100 \\
+        --levels hard expert normal easy --out evaluation/results/rope_team_search.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import platform
+import shlex
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+
+from cardzoo.agents.registry import make_agent
+from cardzoo.agents.rope_team_search import RopeTeamSearch
+from cardzoo.envs.rope_team import rules
+from cardzoo.envs.rope_team.observer import observe_bits
+
+from .ceilings_rope_team import deal
+from .report import load_result
+from .runner import agent_seed
+from .stats import paired, wilson
+
+LEVELS = ("easy", "normal", "hard", "expert")
+
+
+class _Told(RopeTeamSearch):
+    """The search agent told its partner's hand (a diagnostic, not an agent: the study hands it the truth)."""
+
+    partner_hand = 0
+
+    def _belief(self, obs, table, n_worlds):
+        # The partner's cards are off the ridge: the ridge is drawn from the other unseen cards.
+        self.seen_off_ridge |= self.partner_hand
+        worlds = super()._belief(obs, table, n_worlds)
+        if worlds is not None:
+            worlds["partner"][:] = np.uint64(self.partner_hand)
+        return worlds
+
+
+def play(level: str, seed: int, agents: list, clock: dict | None = None) -> dict:
+    """One game of the report's deal ``seed``; ``clock`` collects the search seats' CPU time per decision."""
+    s = deal(seed, level)
+    for seat, agent in enumerate(agents):
+        agent.reset(agent_seed(seed, seat))
+    while s.outcome is None:
+        seat = s.to_move
+        agent = agents[seat]
+        if isinstance(agent, _Told):
+            agent.partner_hand = s.hands[1 - seat]
+        legal = rules.legal_mask(s)
+        start = time.process_time()
+        card = agent.act_bits(observe_bits(s, seat), legal)
+        if clock is not None and isinstance(agent, RopeTeamSearch):
+            clock["seconds"].append(time.process_time() - start)
+            clock["searched"].append(len(agent.last["candidates"]) > 1)
+            clock["departed"].append(card != agent.last["blueprint"])
+        if not legal >> card & 1:
+            raise RuntimeError(f"{agent.name} played an illegal card {card} in game {seed}")
+        rules.play(s, card)
+    return rules.summary(s)
+
+
+def team(names: tuple[str, ...]) -> list:
+    return [make_agent(names[seat % len(names)], "rope_team_v0") for seat in range(2)]
+
+
+def study_level(level: str, games: int, cross: int = 0, progress: bool = True) -> dict:
+    out: dict = {"level": level, "games": games, "teams": {}}
+    records: dict[str, list[dict]] = {}
+    clock = {"seconds": [], "searched": [], "departed": []}
+    pairs = [("search",), ("simple",)] + ([("search", "simple"), ("simple", "search")] if cross else [])
+    for names in pairs:
+        label = "+".join(names * (3 - len(names)))
+        agents = team(names)
+        n = games if len(names) == 1 else cross
+        start = time.time()
+        recs = []
+        for seed in range(n):
+            recs.append(play(level, seed, agents, clock if names == ("search",) else None))
+            if progress:
+                print(f"\r  {level} {label}: {seed + 1}/{n} games, {time.time() - start:.0f} s", end="",
+                      file=sys.stderr, flush=True)
+        if progress:
+            print(file=sys.stderr)
+        records[label] = recs
+    simple = [r["outcome"] == "win" for r in records["simple+simple"]]
+    for label, recs in records.items():
+        won = [r["outcome"] == "win" for r in recs]
+        rate = wilson(sum(won), len(won))
+        entry = {"wins": sum(won), "games": len(won), "rate": rate.rate, "low": rate.low, "high": rate.high,
+                 "results": "".join("W" if w else "L" for w in won),
+                 "losses": dict(Counter(r["outcome"] for r in recs if r["outcome"] != "win"))}
+        if label != "simple+simple":
+            cmp = paired(won, simple[: len(won)])
+            entry["vs_simple"] = {"difference": cmp.difference, "low": cmp.low, "high": cmp.high,
+                                  "only_this": cmp.only_a, "only_simple": cmp.only_b, "p_value": cmp.p_value}
+        out["teams"][label] = entry
+    seconds = np.array(clock["seconds"])
+    searched = np.array(clock["searched"], bool)
+    out["time"] = {"decisions": len(seconds), "mean_ms": 1e3 * seconds.mean(),
+                   "mean_ms_searched": 1e3 * seconds[searched].mean() if searched.any() else 0.0,
+                   "share_searched": searched.mean(), "p99_ms": 1e3 * float(np.percentile(seconds, 99)),
+                   "max_ms": 1e3 * seconds.max(), "share_departing_from_blueprint": float(np.mean(clock["departed"]))}
+    out["loss_causes"] = loss_causes(level, records["search+search"], progress)
+    return out
+
+
+def loss_causes(level: str, records: list[dict], progress: bool) -> dict:
+    ceiling = load_result(f"rope_team_ceiling_{level}") or {}
+    unwinnable = set(ceiling.get("lost_seeds", []))
+    told = [_Told(), _Told()]
+    causes: Counter = Counter()
+    seeds = {"unwinnable": [], "read of the partner": [], "other": []}
+    for seed, record in enumerate(records):
+        if record["outcome"] == "win":
+            continue
+        if seed in unwinnable:
+            cause = "unwinnable"
+        elif play(level, seed, told)["outcome"] == "win":
+            cause = "read of the partner"
+        else:
+            cause = "other"
+        causes[cause, record["outcome"]] += 1
+        seeds[cause].append(seed)
+    if progress:
+        print(f"  {level}: losses by cause {dict(causes)}", file=sys.stderr)
+    return {"counts": {f"{cause}, {end}": n for (cause, end), n in sorted(causes.items())}, "seeds": seeds}
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--games", type=int, default=150, help="games per level for search and simple")
+    parser.add_argument("--cross", type=int, default=0, help="games per level for search+simple, simple+search")
+    parser.add_argument("--levels", nargs="+", default=list(LEVELS), choices=LEVELS, help="in this order")
+    parser.add_argument("--cross-levels", nargs="*", default=["normal", "hard"], choices=LEVELS)
+    parser.add_argument("--out", type=Path, default=Path("evaluation/results/rope_team_search.json"))
+    args = parser.parse_args(argv)
+    data = {"command": "python -m cardzoo.evaluation.rope_team_search_study " + shlex.join(argv or sys.argv[1:]),
+            "options": RopeTeamSearch().options.__dict__, "python": platform.python_version(),
+            "numpy": np.__version__, "date": time.strftime("%Y-%m-%d"), "levels": {}}
+    for level in args.levels:
+        start = time.process_time()
+        data["levels"][level] = study_level(level, args.games, args.cross if level in args.cross_levels else 0)
+        data["levels"][level]["cpu_seconds"] = time.process_time() - start
+        args.out.write_text(json.dumps(data, indent=1) + "\n")  # after each level: a partial run keeps its levels
+    with open(args.out.with_suffix(".csv"), "w", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(["level", "team", "games", "win_rate", "low95", "high95", "minus_simple", "minus_simple_low95",
+                         "minus_simple_high95", "mcnemar_p", "mean_ms_per_decision"])
+        for level, result in data["levels"].items():
+            for label, t in result["teams"].items():
+                vs = t.get("vs_simple", {})
+                writer.writerow([level, label, t["games"], round(t["rate"], 4), round(t["low"], 4), round(t["high"], 4),
+                                 *(round(vs[k], 4) if k in vs else "" for k in ("difference", "low", "high")),
+                                 f"{vs['p_value']:.2g}" if vs else "",
+                                 round(result["time"]["mean_ms"], 2) if label == "search+search" else ""])
+
+
+if __name__ == "__main__":
+    main()
