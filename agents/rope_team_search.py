@@ -279,6 +279,7 @@ class RopeTeamSearch:
             n_worlds = max(self.options.rollouts // len(candidates), self.options.min_worlds)
             worlds = self._belief(obs, table, n_worlds)
             if worlds is not None:
+                self.last["worlds"] = len(worlds["partner"])
                 wins = self._evaluate(table, worlds, candidates)
                 card = self._decide(wins, candidates, blueprint)
         self.plays.append((ME, card))

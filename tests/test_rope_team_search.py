@@ -3,17 +3,29 @@ no peeking, a belief that respects what was seen, a read of the partner that cha
 
 from __future__ import annotations
 
+import copy
+import json
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cardzoo.agents.oracles.rope_team import later_deals
+from cardzoo.agents.registry import make_agent
 from cardzoo.agents.rope_team_rollouts import Games
+from cardzoo.agents.rope_team_search import RopeTeamSearch, _Observation, _ridge_up
 from cardzoo.agents.rope_team_simple import RopeTeamSimple
+from cardzoo.envs import rope_team_v0
+from cardzoo.envs.common.cards import SUIT_MASKS, mask_to_bits
+from cardzoo.envs.common.errors import OptionError
 from cardzoo.envs.rope_team import rules
 from cardzoo.envs.rope_team.env import make_config
-from cardzoo.envs.rope_team.observer import observe_bits
+from cardzoo.envs.rope_team.observer import LAYOUT, observe_bits
+from cardzoo.evaluation import rope_team_search_study as study
+from cardzoo.evaluation.runner import FAST_LOOPS
 
 LEVELS = sorted(rules.LEVELS)
 
@@ -40,14 +52,16 @@ def _batch(states: list[rules.State]) -> Games:
                        np.array(future, np.uint64).reshape(len(states), -1, 2) if future[0] else None)
 
 
-def _hidden_variant(s: rules.State, rng: np.random.Generator) -> rules.State:
-    """The same table with player 1's hand, the aside and the face-down ridge dealt afresh among themselves."""
+def _hidden_variant(s: rules.State, rng: np.random.Generator, seat: int = 0) -> rules.State:
+    """The same table with the hand of ``seat``'s partner, the aside and the face-down ridge dealt afresh among
+    themselves: a state ``seat`` cannot tell from ``s``."""
     t = s.copy()
+    other = 1 - seat
     down = [i for i in range(rules.RIDGE) if not t.up[i]]
-    hidden = [c for c in range(52) if (t.hands[1] | t.aside) >> c & 1] + [t.ridge[i] for i in down]
+    hidden = [c for c in range(52) if (t.hands[other] | t.aside) >> c & 1] + [t.ridge[i] for i in down]
     perm = rng.permutation(hidden).tolist()
-    n1 = t.hands[1].bit_count()
-    t.hands[1] = sum(1 << c for c in perm[:n1])
+    n1 = t.hands[other].bit_count()
+    t.hands[other] = sum(1 << c for c in perm[:n1])
     for i, c in zip(down, perm[n1 : n1 + len(down)], strict=True):
         t.ridge[i] = c
     t.aside = sum(1 << c for c in perm[n1 + len(down) :])
@@ -90,3 +104,264 @@ def test_rollout_rows_are_independent_games(level, seed, plays):
         while t.outcome is None:
             rules.play(t, simple.act_bits(observe_bits(t, t.to_move), rules.legal_mask(t)))
         assert row == (1 if t.outcome == rules.WIN else -1)
+
+
+# ---------------------------------------------------------------------------- the agent
+SMALL = {"worlds": 128, "rollouts": 96}  # a smaller budget keeps the tests quick; the algorithm is the same
+
+
+def _act(agent, s: rules.State) -> int:
+    """The agent's card through ``act`` and the env's own arrays (observation vector, action mask)."""
+    if hasattr(agent, "partner_hand"):  # the peeking agent of the study, told the truth
+        agent.partner_hand = s.hands[1 - s.to_move]
+    return agent.act(LAYOUT.to_array(observe_bits(s, s.to_move)), mask_to_bits(rules.legal_mask(s)))
+
+
+def _to_turn(level: str, seed: int, plays: int, agent, seat: int, noise: float = 0.3) -> rules.State | None:
+    """A game where ``agent`` plays ``seat`` and the simple strategy (with some random cards) the other seat,
+    stopped at ``seat``'s turn after at least ``plays`` cards (None if the game ends first)."""
+    rng = np.random.default_rng(seed)
+    s = rules.new_game(make_config(level), rules.shuffled_deck(rng), rng, dealer=int(rng.integers(2)))
+    agent.reset(seed)
+    simple = RopeTeamSimple()
+    played = 0
+    while s.outcome is None:
+        legal = rules.legal_mask(s)
+        if s.to_move == seat:
+            if played >= plays:
+                return s
+            card = _act(agent, s)
+            assert legal >> card & 1, f"illegal card {card}"
+        else:
+            cards = [c for c in range(52) if legal >> c & 1]
+            card = simple.act_bits(observe_bits(s, s.to_move), legal)
+            card = cards[rng.integers(len(cards))] if rng.random() < noise else card
+        rules.play(s, card)
+        played += 1
+    return None
+
+
+def _same_decision_on_pairs(make, level, seed, plays, seat) -> bool | None:
+    """Whether an agent that lived through a game decides the same in its state and in a state it cannot tell
+    apart (its partner's hand, the aside and the face-down ridge dealt afresh); None without such a pair."""
+    agent = make()
+    s = _to_turn(level, seed, plays, agent, seat)
+    if s is None:
+        return None
+    t = _hidden_variant(s, np.random.default_rng(seed + 1), seat)
+    assert observe_bits(t, seat) == observe_bits(s, seat) and rules.legal_mask(t) == rules.legal_mask(s)
+    twin = copy.deepcopy(agent)  # the same memory and generator state
+    return _act(agent, s) == _act(twin, t)
+
+
+@settings(max_examples=15, deadline=None)
+@given(level=st.sampled_from(LEVELS), seed=st.integers(0, 2**31), plays=st.integers(0, 80), seat=st.integers(0, 1))
+def test_no_peeking_indistinguishable_states_same_decision(level, seed, plays, seat):
+    """Two states the player cannot tell apart (same observation, same history of observations) give the search
+    agent, with the same seed, the same card -- whatever the partner holds, the aside and the face-down ridge."""
+    assert _same_decision_on_pairs(lambda: RopeTeamSearch(**SMALL), level, seed, plays, seat) is not False
+
+
+def test_no_peeking_test_catches_a_peeking_agent():
+    """The pair test has teeth: the same agent told its partner's true hand (the study's diagnostic) decides
+    differently on some pair of states its observation cannot tell apart."""
+    same = [_same_decision_on_pairs(lambda: study._Told(**SMALL), "hard", seed, 6 + 4 * (seed % 5), seed % 2)
+            for seed in range(12)]
+    assert False in same
+
+
+def _game_cards(seed: int, plays: int) -> list[int]:
+    """The first ``plays`` cards of a search + search game on a fixed deal, agents seeded from ``seed``."""
+    rng = np.random.default_rng(5)
+    s = rules.new_game(make_config("hard"), rules.shuffled_deck(rng), rng, dealer=1)
+    agents = [RopeTeamSearch(seed, **SMALL), RopeTeamSearch(seed + 1, **SMALL)]
+    cards = []
+    while s.outcome is None and len(cards) < plays:
+        cards.append(_act(agents[s.to_move], s))
+        rules.play(s, cards[-1])
+    return cards
+
+
+def test_same_seed_same_game_also_in_another_process():
+    here = _game_cards(3, 30)
+    assert _game_cards(3, 30) == here
+    code = ("from tests.test_rope_team_search import _game_cards; print(_game_cards(3, 30))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == str(here)
+
+
+def test_the_seed_is_used():
+    """The decisions depend on the agent's seed (sampled worlds), so the determinism test above is not vacuous:
+    with other seeds, the same deal and the same budget are played differently at some point."""
+    here = _game_cards(3, 40)
+    assert any(_game_cards(seed, 40) != here for seed in (11, 12, 13))
+
+
+@pytest.mark.parametrize(("options", "named"), [
+    ({"worlds": 0}, "worlds"), ({"rollouts": -5}, "rollouts"), ({"rollouts": 2.5}, "rollouts"),
+    ({"min_worlds": 1}, "min_worlds"), ({"epsilon": 0.0}, "epsilon"), ({"epsilon": 1.5}, "epsilon"),
+    ({"mixture": -0.1}, "mixture"), ({"threshold": float("nan")}, "threshold"), ({"z": -1}, "z"),
+    ({"worlds": True}, "worlds"), ({"budget": 10}, "budget"),
+])
+def test_bad_options_raise_naming_the_option(options, named):
+    with pytest.raises(OptionError, match=named):
+        RopeTeamSearch(**options)
+
+
+@pytest.mark.parametrize("rollouts", [24, 200])
+def test_the_budget_sets_the_worlds_played_out(rollouts):
+    """``rollouts`` games are shared by the candidate cards (``min_worlds`` each at least)."""
+    agent = RopeTeamSearch(rollouts=rollouts, min_worlds=2)
+    for seed in range(20):
+        s = _to_turn("hard", seed, 4, agent, 0)
+        if s is None:
+            continue
+        _act(agent, s)
+        if "worlds" in agent.last:
+            assert agent.last["worlds"] == max(rollouts // len(agent.last["candidates"]), 2)
+            return
+    pytest.fail("no position with a search among the first games")
+
+
+def _seen_voids(s_plays: list[tuple[int, int, int | None]], seat: int, deal: int) -> int:
+    """Suits ``seat``'s partner failed to follow in ``deal``, from the plays (player, card, led card)."""
+    void = 0
+    for d, who, card, led in s_plays:
+        if d == deal and who != seat and led is not None and card // 13 != led // 13:
+            void |= SUIT_MASKS[led // 13]
+    return void
+
+
+def _check_worlds(level: str, seed: int, plays: int, noise: float = 0.3) -> int | None:
+    """Sample worlds at seat 0's turn after ``plays`` cards and check them against the true game (see the test
+    below); the deal checked, or None if the game ended first."""
+    agent = RopeTeamSearch(**SMALL)
+    rng = np.random.default_rng(seed)
+    s = rules.new_game(make_config(level), rules.shuffled_deck(rng), rng, dealer=int(rng.integers(2)))
+    agent.reset(seed)
+    simple = RopeTeamSimple()
+    history, seen_off_ridge = [], 0
+    while s.outcome is None:
+        seen_off_ridge |= s.hands[0] | s.played[0] | s.played[1]
+        legal = rules.legal_mask(s)
+        if s.to_move == 0:
+            card = _act(agent, s)
+        else:
+            cards = [c for c in range(52) if legal >> c & 1]
+            card = cards[rng.integers(len(cards))] if rng.random() < noise else simple.act_bits(
+                observe_bits(s, 1), legal)
+        history.append((s.deal, s.to_move, card, s.led))
+        rules.play(s, card)
+        if len(history) >= plays and s.outcome is None and s.to_move == 0:
+            break
+    if s.outcome is not None:
+        return None
+    read = _Observation.read(observe_bits(s, 0))
+    worlds = agent._belief(read, agent._remember(read), 64)
+    if worlds is None:
+        return None
+    up = _ridge_up(s)
+    seen = s.hands[0] | s.played[0] | s.played[1] | up
+    void = _seen_voids(history, 0, s.deal)
+    down = [i for i in range(rules.RIDGE) if not s.up[i]]
+    for partner, ridge in zip(worlds["partner"].tolist(), worlds["ridge"].tolist(), strict=True):
+        assert partner.bit_count() == s.hands[1].bit_count()
+        assert partner & (seen | void) == 0
+        assert [ridge[i] for i in range(rules.RIDGE) if s.up[i]] == [s.ridge[i] for i in range(rules.RIDGE) if s.up[i]]
+        face_down = [ridge[i] for i in down]
+        assert len(set(face_down)) == len(face_down)
+        assert all(not (seen_off_ridge | partner | up) >> c & 1 for c in face_down)
+    return s.deal
+
+
+@settings(max_examples=15, deadline=None)
+@given(level=st.sampled_from(LEVELS), seed=st.integers(0, 2**31), plays=st.integers(0, 80))
+def test_sampled_worlds_agree_with_what_was_seen(level, seed, plays):
+    """Every sampled world deals the partner as many cards as it holds, none the player has seen (its hand, the
+    cards played, the face-up ridge), none of a suit the partner failed to follow this deal; and the face-down
+    ridge only cards the player never saw off the ridge, in any deal, none twice, none in the partner's hand."""
+    _check_worlds(level, seed, plays)
+
+
+def test_sampled_ridge_avoids_the_cards_of_earlier_deals():
+    """The same checks in later deals, where the ridge must also avoid every card seen in the earlier ones."""
+    later = [d for seed in range(5) if (d := _check_worlds("easy", seed, 27 + seed % 4, noise=0.0))]
+    assert sum(d >= 2 for d in later) >= 3
+
+
+def test_the_partner_read_narrows_the_belief():
+    """After the partner's follows, worlds in which the partner held a card the blueprint would have played
+    instead (a higher-valued legal card) are rare -- far rarer than in worlds drawn without the read."""
+    shares = {}
+    for name, options in {"read": {}, "no read": {"epsilon": 1.0, "mixture": 1.0}}.items():
+        against, total = 0, 0
+        for seed in range(40):
+            agent = RopeTeamSearch(seed, **SMALL, **options)
+            s = _to_turn("hard", seed, 9, agent, 0, noise=0.0)
+            if s is None:
+                continue
+            read = _Observation.read(observe_bits(s, 0))
+            table = agent._remember(read)
+            worlds = agent._belief(read, table, 64)
+            better = 0
+            for p in agent.partner_plays:
+                if p.follows:
+                    better |= p.better & p.follows
+            if worlds is None or not better:
+                continue
+            against += int(((worlds["partner"] & np.uint64(better)) != 0).sum())
+            total += len(worlds["partner"])
+        shares[name] = against / total
+    assert shares["no read"] > 0.3
+    assert shares["read"] < shares["no read"] / 3
+
+
+def test_registered_and_plays_legal_cards_through_the_env():
+    """``search`` is in the registry for Rope Team and plays a whole game through the PettingZoo env."""
+    agent = make_agent("search", "rope_team_v0", seed=0)
+    assert isinstance(agent, RopeTeamSearch)
+    e = rope_team_v0.env(level="normal")
+    e.reset(seed=4)
+    agents = {a: make_agent("search", "rope_team_v0") for a in e.possible_agents}
+    for i, a in enumerate(agents.values()):
+        a.reset(seed=i)
+    for name in e.agent_iter():
+        obs, _, term, trunc, info = e.last()
+        e.step(None if term or trunc else agents[name].act(obs["observation"], obs["action_mask"]))
+    assert info["outcome"] in ("win", "fall", "out_of_deals")
+
+
+def test_study_plays_the_reports_deals():
+    """The study's games are the runner's games: same deal, same seats, same agent seeds."""
+    for seed in range(3):
+        agents = study.team(("simple",))
+        mine = study.play("normal", seed, agents)
+        theirs = FAST_LOOPS["rope_team_v0"]({"level": "normal"}, study.team(("simple",)), seed)
+        assert mine == {k: v for k, v in theirs.items() if k != "returns"}
+
+
+def test_study_writes_rates_times_and_loss_causes(tmp_path):
+    out = tmp_path / "search.json"
+    study.main(["--games", "2", "--cross", "1", "--levels", "hard", "--cross-levels", "hard", "--out", str(out)])
+    hard = json.loads(out.read_text())["levels"]["hard"]
+    assert set(hard["teams"]) == {"search+search", "simple+simple", "search+simple", "simple+search"}
+    assert len(hard["teams"]["search+search"]["results"]) == 2
+    assert hard["time"]["decisions"] > 0 and hard["time"]["mean_ms"] > 0
+    lost = hard["teams"]["search+search"]["results"].count("L")
+    assert sum(hard["loss_causes"]["counts"].values()) == lost
+    assert out.with_suffix(".csv").read_text().count("\n") == 5
+
+
+
+def test_losses_on_unwinnable_deals_are_told_apart():
+    """A loss on a deal no line of play wins (the oracle's list) is 'unwinnable'; a loss the same agents win when
+    told their partner's hand is 'read of the partner'."""
+    unwinnable = 20688  # in rope_team_ceiling_hard.json's lost_seeds
+    records = [{"outcome": "win"}] * 3 + [{"outcome": "fall"}]
+    records[1] = {"outcome": "fall"}
+    records += [{"outcome": "win"}] * (unwinnable - len(records)) + [{"outcome": "fall"}]
+    told_wins = study.play("hard", 1, [study._Told(), study._Told()])["outcome"] == "win"
+    causes = study.loss_causes("hard", records, progress=False)
+    assert causes["seeds"]["unwinnable"] == [unwinnable]
+    assert (1 in causes["seeds"]["read of the partner"]) == told_wins
+    assert sum(causes["counts"].values()) == 3
