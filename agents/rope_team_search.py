@@ -20,27 +20,34 @@ Algorithm, at each decision with more than one distinct legal card:
    the one the partner played (exact for its follows, approximate for its leads); a share ``mixture`` ignores them.
    Importance weights (likelihood over the mixture's probability of the draw) keep the belief the exact posterior of
    the model up to sampling. Later deals are unknown: each world draws them (the 43 cards off its ridge, dealt).
-3. Evaluation. ``rollouts`` worlds are resampled by weight (systematic resampling). Each legal card (one per run of
-   cards that behave identically) is played in each of them and the game is played to its end by the simple
-   strategy for both seats (:mod:`.rope_team_rollouts`, all rows at once in numpy); a card's value is its share of
-   won games. The same worlds and later deals serve every card, so the comparison is paired.
-4. Decision. The blueprint's own card is played unless another card's value beats it by more than ``threshold``.
+3. Evaluation. ``max(rollouts // candidates, min_worlds)`` worlds are resampled by weight (systematic resampling).
+   Each candidate card (one per run of cards that behave identically) is played in each of them and the game is
+   played to its end by the simple strategy for both seats (:mod:`.rope_team_rollouts`, all rows at once in numpy);
+   a card's value is its share of won games. The same worlds and later deals serve every card, so the comparison
+   is paired.
+4. Decision. The blueprint's own card is played unless another card wins more often by more than ``threshold``
+   and by more than ``z`` standard errors of the paired difference (a few dozen rollouts are noisy; a departure
+   from the blueprint must be worth it, see below).
 
 Both seats may run it. Each assumes that its partner plays the blueprint (with ``epsilon`` noise); a search partner
 departs from the blueprint only where its search gains more than ``threshold``, so its plays keep meaning what the
-blueprint's would, and the two beliefs stay close to right -- SPARTA's way of keeping a team consistent. With the
-learned partner the model is only approximate (the learned policy is the simple strategy plus learned departures),
-which ``epsilon`` absorbs.
+blueprint's would, and the two beliefs stay close to right -- SPARTA's way of keeping a team consistent. With a
+partner of another kind (the simple strategy itself, a learned policy, a person) the model is exact for the first
+and only approximate for the others, which ``epsilon`` absorbs; the study's cross-play rows measure the team with
+the simple strategy.
 
 Not modelled: the two-deal variant in deal 1 (the observation says only whether the current deal is the last; the
 agent assumes three deals until told otherwise), and what the partner's plays in earlier deals say about the
 ridge beyond the cards seen. Open hands: the partner's hand is seen, only the ridge and the aside are sampled.
 
 Budget and time. Deterministic for a given seed (``reset(seed)``): the same observations give the same cards.
-The defaults (``worlds=256``, ``rollouts=32``) take about TIME_PLACEHOLDER ms of CPU per decision on average over
-a game (decisions with one distinct card cost nothing; the first decisions of a game, with three deals to play
-out, cost the most). Measured by ``python -m cardzoo.evaluation.rope_team_search_study``; the numbers are in
-``evaluation/results/rope_team_search.json``.
+The budget is the options of :class:`SearchOptions` (keyword arguments of the constructor, checked: an unknown or
+out-of-range option raises ``OptionError``): ``worlds`` drawn and weighted, ``rollouts`` games played out per
+decision. With the defaults (256 worlds, 384 rollouts) a decision takes TIME_MEAN ms of CPU on average over whole
+games (one core; decisions with one distinct card cost nothing, the others TIME_SEARCHED ms; 99th percentile
+TIME_P99 ms), measured on the report's deals by ``python -m cardzoo.evaluation.rope_team_search_study`` -- win
+rates, paired comparisons with the simple strategy, cross-play and the causes of the losses are in
+``evaluation/results/rope_team_search.json`` (and ``.csv``).
 """
 
 from __future__ import annotations

@@ -18,6 +18,9 @@ Each is split by how the game ended (a fall, or out of deals).
 
     nice python -m cardzoo.evaluation.rope_team_search_study --games 200 --cross 100 \\
         --levels hard expert normal easy --out evaluation/results/rope_team_search.json
+
+(The committed results came from two runs, their commands in the file: hard and expert at 200 games, then normal
+and easy at 150 -- the machine was shared and the whole would not fit the time.)
 """
 
 from __future__ import annotations
@@ -151,6 +154,22 @@ def loss_causes(level: str, records: list[dict], progress: bool) -> dict:
     return {"counts": {f"{cause}, {end}": n for (cause, end), n in sorted(causes.items())}, "seeds": seeds}
 
 
+def write_csv(data: dict, path: Path) -> None:
+    """One row per level and team: the win rate with its interval, the paired difference with the simple strategy
+    and the search seats' mean CPU time per decision."""
+    with open(path, "w", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(["level", "team", "games", "win_rate", "low95", "high95", "minus_simple", "minus_simple_low95",
+                         "minus_simple_high95", "mcnemar_p", "mean_ms_per_decision"])
+        for level, result in data["levels"].items():
+            for label, t in result["teams"].items():
+                vs = t.get("vs_simple", {})
+                writer.writerow([level, label, t["games"], round(t["rate"], 4), round(t["low"], 4), round(t["high"], 4),
+                                 *(round(vs[k], 4) if k in vs else "" for k in ("difference", "low", "high")),
+                                 f"{vs['p_value']:.2g}" if vs else "",
+                                 round(result["time"]["mean_ms"], 2) if label == "search+search" else ""])
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=150, help="games per level for search and simple")
@@ -167,17 +186,7 @@ def main(argv: list[str] | None = None) -> None:
         data["levels"][level] = study_level(level, args.games, args.cross if level in args.cross_levels else 0)
         data["levels"][level]["cpu_seconds"] = time.process_time() - start
         args.out.write_text(json.dumps(data, indent=1) + "\n")  # after each level: a partial run keeps its levels
-    with open(args.out.with_suffix(".csv"), "w", newline="") as f:
-        writer = csv.writer(f)
-        writer.writerow(["level", "team", "games", "win_rate", "low95", "high95", "minus_simple", "minus_simple_low95",
-                         "minus_simple_high95", "mcnemar_p", "mean_ms_per_decision"])
-        for level, result in data["levels"].items():
-            for label, t in result["teams"].items():
-                vs = t.get("vs_simple", {})
-                writer.writerow([level, label, t["games"], round(t["rate"], 4), round(t["low"], 4), round(t["high"], 4),
-                                 *(round(vs[k], 4) if k in vs else "" for k in ("difference", "low", "high")),
-                                 f"{vs['p_value']:.2g}" if vs else "",
-                                 round(result["time"]["mean_ms"], 2) if label == "search+search" else ""])
+    write_csv(data, args.out.with_suffix(".csv"))
 
 
 if __name__ == "__main__":
