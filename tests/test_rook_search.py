@@ -4,6 +4,7 @@ and honoured, and the worlds it samples consistent with what it saw (card counts
 from __future__ import annotations
 
 import copy
+import json
 import subprocess
 import sys
 
@@ -227,3 +228,15 @@ def test_bidding_worlds_agree_with_the_opponents_bids():
 ])
 def test_auction(low, mine, hers, expected):
     assert _auction(low, mine, hers) == expected
+
+
+def test_study_plays_both_seats_and_classifies_every_loss(tmp_path):
+    from cardzoo.evaluation.rook_search_study import Options, main
+
+    summary = main(Options(deals=3, save_every=2, out=tmp_path), "test")
+    assert summary["rounds"] == 6 and summary["won"] + summary["ties"] + summary["lost"] == 6
+    assert [summary["by_seat"][seat]["rounds"] for seat in ("player_0", "player_1")] == [3, 3]
+    assert sum(summary["losses"].values()) == summary["lost"]
+    assert summary["decisions"] > 6 * 20 and summary["mean_ms_per_decision"] > 0
+    rows = (tmp_path / "rook_search.csv").read_text().splitlines()
+    assert len(rows) == 7 and json.loads((tmp_path / "rook_search.json").read_text()) == summary
