@@ -45,9 +45,9 @@ process and in any order of games.
 **Budget** (``worlds``, ``bid_worlds``, ``tries``, ``discard_candidates``): rollouts per decision are
 ``worlds`` x legal actions in play (a whole rollout is under 1 ms of CPU, less late in the round), ``2 x bid_worlds``
 per bid, ``4 x worlds`` for trumps and ``discard_candidates x worlds`` per discard; sampling draws at most
-``tries`` x worlds candidates. With the defaults (12 worlds, 24 bid worlds) the mean is about 15 ms of CPU per
-decision on one core, every decision of a round counted (``evaluation/results/rook_search.json`` records the
-measured mean next to the win rates).
+``tries`` x worlds candidates. With the defaults (12 worlds, 24 bid worlds) the mean is 13.6 ms of CPU per
+decision on one core, every decision of a round counted (31,370 decisions of the 1,000 rounds in
+``evaluation/results/rook_search.json``, which holds the win rates: 62.5 % of single rounds against the heuristic).
 
 **Checks made while building it** (deals apart from the report's): the rolled-out points of the bid winner match
 the points she then took (mean 92.4 predicted, 92.2 taken, 80 rounds from seed 2000); ``objective="win"`` won
