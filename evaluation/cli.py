@@ -145,13 +145,50 @@ def evaluate(args: argparse.Namespace) -> None:
     writable_folder(out, "the report")
     if args.cache:
         writable_folder(Path(args.cache), "the cache")
-    report.main(report.Settings(games=games, workers=args.workers, out=out,
-                                cache=Path(args.cache) if args.cache else None, only=args.only))
+    settings = report.Settings(games=games, workers=args.workers, out=out,
+                               cache=Path(args.cache) if args.cache else None, only=args.only)
+    if args.backend == "local":
+        if args.address:
+            raise CommandError("--address is for --backend ray")
+        report.main(settings)
+        return
+    try:
+        from cardzoo.evaluation.ray_backend import ray_executor
+    except ImportError as err:
+        raise CommandError(f"--backend ray needs Ray ({err.name} is missing): pip install -e '.[rllib]'") from None
+    with ray_executor(args.address) as executor:
+        settings.executor = executor
+        report.main(settings)
+
+
+def _training(backend: str):
+    """The module that trains with ``backend``: its ``add_options``, ``config`` and ``train``."""
+    if backend != "rllib":
+        from cardzoo.training import train as training
+
+        return training
+    try:
+        from cardzoo.training.rllib import train as training
+    except ImportError as err:
+        raise CommandError(f"--backend rllib needs the rllib extra ({err.name} is missing): install torch==2.13.0 "
+                           "first (CPU wheel), then pip install -e '.[rllib]'") from None
+    return training
+
+
+def _train_backend(argv: list[str]) -> str:
+    """The backend a ``train`` command line names: the options it takes depend on it."""
+    if argv[:1] != ["train"]:
+        return "sb3"
+    backend = argparse.ArgumentParser(add_help=False, allow_abbrev=False)
+    backend.add_argument("--backend", default="sb3")
+    return backend.parse_known_args(argv[1:])[0].backend
 
 
 def train(args: argparse.Namespace) -> None:
-    from cardzoo.training import train as training
-
+    training = _training(args.backend)
+    if args.backend == "rllib":
+        training.train(training.config(args), command="cardzoo " + shlex.join(args.argv))
+        return
     try:
         cfg = training.config(args)
     except ValueError as err:
@@ -166,9 +203,8 @@ def train(args: argparse.Namespace) -> None:
     training.train(cfg, command="cardzoo " + shlex.join(args.argv))
 
 
-def build_parser() -> argparse.ArgumentParser:
-    from cardzoo.training import train as training
-
+def build_parser(train_backend: str = "sb3") -> argparse.ArgumentParser:
+    training = _training(train_backend)
     parser = argparse.ArgumentParser(prog="cardzoo", description=__doc__.splitlines()[0])
     parser.add_argument("--version", action="version", version=f"cardzoo {version('cardzoo')}")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -194,10 +230,15 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--workers", type=number(int, 1), default=None, help="processes (default: all cores)")
     e.add_argument("--cache", help="folder for finished chunks of games, so an interrupted run resumes")
     e.add_argument("--only", nargs="+", help="only these games' sections")
+    e.add_argument("--backend", choices=("local", "ray"), default="local",
+                   help="local processes (--workers), or Ray tasks on a cluster: the same games, the same report")
+    e.add_argument("--address", help="with --backend ray: the Ray cluster to join (default: Ray started here)")
     e.set_defaults(func=evaluate)
 
-    t = sub.add_parser("train", help="train a policy with MaskablePPO (see `cardzoo train GAME --help`)",
-                       description=training.__doc__.splitlines()[0])
+    t = sub.add_parser("train", help="train a policy with MaskablePPO, or Ray RLlib's PPO with --backend rllib (see "
+                       "`cardzoo train GAME [--backend rllib] --help`)", description=training.__doc__.splitlines()[0])
+    t.add_argument("--backend", choices=("sb3", "rllib"), default="sb3",
+                   help="sb3: MaskablePPO (sb3-contrib); rllib: Ray RLlib's PPO, with the options it lists here")
     training.add_options(t)
     t.set_defaults(func=train)
 
@@ -217,7 +258,12 @@ def _stdout_to_devnull() -> None:
 
 def main(argv: list[str] | None = None) -> None:
     argv = sys.argv[1:] if argv is None else argv
-    args = build_parser().parse_args(argv)
+    try:
+        parser = build_parser(_train_backend(argv))
+    except CommandError as err:
+        print(f"cardzoo train: {err}", file=sys.stderr)
+        raise SystemExit(2) from None
+    args = parser.parse_args(argv)
     args.argv = argv  # for the record of a training run
     try:
         args.func(args)
