@@ -265,6 +265,23 @@ class Curve:
                    x_label="environment steps")
 
 
+class RunLog:
+    """A run's folder (with ``checkpoints/``) and its log: timestamped lines to the terminal and to ``train.log``."""
+
+    def __init__(self, out: Path):
+        (out / "checkpoints").mkdir(parents=True, exist_ok=True)
+        self.file = open(out / "train.log", "a")
+
+    def __call__(self, message: str) -> None:
+        line = f"[{time.strftime('%H:%M:%S')}] {message}"
+        print(line, flush=True)
+        self.file.write(line + "\n")
+        self.file.flush()
+
+    def close(self) -> None:
+        self.file.close()
+
+
 def train(cfg: TrainConfig, command: str = "") -> Path:
     import torch
     from sb3_contrib import MaskablePPO
@@ -274,14 +291,7 @@ def train(cfg: TrainConfig, command: str = "") -> Path:
     from .export import export_policy
 
     out = Path(cfg.out)
-    (out / "checkpoints").mkdir(parents=True, exist_ok=True)
-    log_file = open(out / "train.log", "a")
-
-    def log(message: str) -> None:
-        line = f"[{time.strftime('%H:%M:%S')}] {message}"
-        print(line, flush=True)
-        log_file.write(line + "\n")
-        log_file.flush()
+    log = RunLog(out)
 
     rollout = cfg.n_envs * cfg.n_steps
     total = -(-cfg.steps // rollout) * rollout  # PPO collects and learns from whole rollouts
@@ -359,7 +369,7 @@ def train(cfg: TrainConfig, command: str = "") -> Path:
     (out / "run.json").write_text(json.dumps(run, indent=1))
     log(f"done in {seconds:.0f} s; best mean win rate {100 * best['mean']:.1f}% at step {best.get('steps')}; "
         f"policy: {out / 'policy.npz'}")
-    log_file.close()
+    log.close()
     return out / "policy.npz"
 
 

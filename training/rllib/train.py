@@ -152,19 +152,13 @@ def train(cfg: RllibTrainConfig, command: str = "") -> Path:
         NUM_ENV_STEPS_SAMPLED_LIFETIME,
     )
 
+    from ..train import RunLog
     from .config import policy_ids
     from .env import GAMES
     from .export import export_module
 
     out = Path(cfg.out)
-    (out / "checkpoints").mkdir(parents=True, exist_ok=True)
-    log_file = open(out / "train.log", "a")
-
-    def log(message: str) -> None:
-        line = f"[{time.strftime('%H:%M:%S')}] {message}"
-        print(line, flush=True)
-        log_file.write(line + "\n")
-        log_file.flush()
+    log = RunLog(out)
 
     started_ray = not ray.is_initialized()
     if started_ray:
@@ -237,7 +231,7 @@ def train(cfg: RllibTrainConfig, command: str = "") -> Path:
     (out / "run.json").write_text(json.dumps(run, indent=1))
     log(f"done in {seconds:.0f} s ({run['env_steps_per_second']:.0f} env steps/s while training); best mean win "
         f"rate {100 * best['mean']:.1f}% at iteration {best.get('iteration')}; policies in {out}")
-    log_file.close()
+    log.close()
     return out / "run.json"
 
 
