@@ -241,14 +241,14 @@ def parse_args(argv: list[str]) -> RllibTrainConfig:
     for f in fields(RllibTrainConfig):
         if f.name == "game":
             continue
-        flag, default, help_text = "--" + f.name.replace("_", "-"), f.default, f.metadata["help"]
+        flag, default = "--" + f.name.replace("_", "-"), f.default
+        help_text = f.metadata["help"] + ("" if default is None or default is False else f" (default {default})")
         if isinstance(default, bool):
             parser.add_argument(flag, action="store_true", help=help_text)
         elif isinstance(default, tuple):
-            parser.add_argument(flag, nargs="+", type=int, default=default, help=f"{help_text} (default {default})")
+            parser.add_argument(flag, nargs="+", type=int, default=default, help=help_text)
         else:
-            kind = str if default is None else type(default)
-            parser.add_argument(flag, type=kind, default=default, help=f"{help_text} (default {default})")
+            parser.add_argument(flag, type=str if default is None else type(default), default=default, help=help_text)
     args = vars(parser.parse_args(argv))
     return RllibTrainConfig(**{k: tuple(v) if isinstance(v, list) else v for k, v in args.items()})
 
