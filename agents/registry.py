@@ -52,12 +52,8 @@ def agent_names(game: str) -> list[str]:
 
 def _policy_file(path: str, game: str, seed: int | None):
     """A learned agent playing the policy file at ``path`` (a ``.npz`` written by ``cardzoo train``)."""
-    from pathlib import Path
-
     from .learned import LearnedAgent
 
-    if not Path(path).is_file():
-        raise OptionError(f"no policy file {path!r}")
     agent = LearnedAgent(path, seed=seed)
     trained_on = agent.policy.meta.get("env")
     if trained_on != game:

@@ -28,6 +28,7 @@ def test_registry():
 def test_a_policy_file_is_an_agent_name(tmp_path):
     """``cardzoo train`` output plays by its path (in the runner, ``play`` and ``evaluate``), on its own game only."""
     from cardzoo.agents.learned import LearnedAgent, shipped_policy
+    from cardzoo.envs.common.errors import PolicyError
 
     path = str(shipped_policy("rope_team_plain"))
     agent = make_agent(path, "rope_team_v0", seed=3)
@@ -36,7 +37,7 @@ def test_a_policy_file_is_an_agent_name(tmp_path):
     assert record["outcome"] in ("win", "fall", "out_of_deals")
     with pytest.raises(OptionError, match="trained on rope_team_v0, not rook_v0"):
         make_agent(path, "rook_v0")
-    with pytest.raises(OptionError, match="no policy file"):
+    with pytest.raises(PolicyError, match="does not exist"):
         make_agent(str(tmp_path / "missing.npz"), "rope_team_v0")
 
 

@@ -7,7 +7,8 @@ float32}``, the keys and dtype of ``ray.rllib.examples.rl_modules.classes.action
 unchanged. ``register_envs()`` registers every game under ``ENV_IDS`` for ``PPOConfig.environment(...)``.
 
 The env config holds the game's options (``level``, ``rounds``, ...) and one option of the adapter's,
-``reward_scale`` (every reward is multiplied by it; Rook's single rounds pay hundreds of points).
+``reward_scale`` (every reward is multiplied by it; Rook's single rounds pay hundreds of points). RLlib's env check
+steps an unmasked random action: the envs' default ``illegal_action="penalize"`` ends that game with the penalty.
 """
 
 from __future__ import annotations
@@ -94,7 +95,6 @@ def make_env(game: str, **config: Any) -> MultiAgentEnv:
 
     options = dict(config)
     reward_scale = options.pop("reward_scale", 1.0)
-    options.setdefault("illegal_action", "penalize")  # RLlib's env check steps an unmasked sample
     module_name, form, _ = GAMES[game]
     module = import_module(f"cardzoo.envs.{module_name}")
     if form == "parallel":
