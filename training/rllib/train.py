@@ -100,8 +100,8 @@ def evaluate(policy: Path, cfg: RllibTrainConfig) -> dict[str, float]:
 def report_rates(policy: Path, cfg: RllibTrainConfig) -> dict[str, float]:
     """Win rates of a policy file on the report's deals (seeds ``0 .. report_games - 1``, the evaluation runner).
     Cooperative games: the policy in both seats, the policy with the simple strategy (either seat), and for
-    comparison on the same deals the simple strategy and random play in both seats. Rook: rounds won against the
-    heuristic and against random play, the policy in each seat on every deal."""
+    comparison on the same deals the simple strategy, random play, and random play with the simple strategy.
+    Rook: rounds won against the heuristic and against random play, the policy in each seat on every deal."""
     from cardzoo.evaluation.runner import Matchup, run
 
     from .env import GAMES, env_config
@@ -115,7 +115,8 @@ def report_rates(policy: Path, cfg: RllibTrainConfig) -> dict[str, float]:
 
     if cfg.game != "rook":
         pairs = {"policy+policy": [p], "policy+simple": [p, "simple"], "simple+policy": ["simple", p],
-                 "simple+simple": ["simple"], "random+random": ["random"]}
+                 "simple+simple": ["simple"], "random+random": ["random"], "random+simple": ["random", "simple"],
+                 "simple+random": ["simple", "random"]}
         return {name: float(np.mean([r["outcome"] == "win" for r in play(agents)])) for name, agents in pairs.items()}
     rates = {}
     for other in ("heuristic", "random"):
