@@ -27,15 +27,23 @@ class RayExecutor(Executor):
 
 
 @contextmanager
-def ray_executor(address: str | None = None) -> Iterator[RayExecutor]:
-    """A ``RayExecutor`` on the cluster at ``address`` (default: the running Ray, else Ray started in-process)."""
+def ray_session(address: str | None = None) -> Iterator[None]:
+    """Ray for the duration: the running one if this process has one, else the cluster at ``address``, else Ray
+    started in this process; shut down at the end only if it was started here."""
     import ray
 
     started = not ray.is_initialized()
     if started:
         ray.init(address=address, include_dashboard=False)
     try:
-        yield RayExecutor()
+        yield
     finally:
         if started:
             ray.shutdown()
+
+
+@contextmanager
+def ray_executor(address: str | None = None) -> Iterator[RayExecutor]:
+    """A ``RayExecutor`` in a ``ray_session(address)``."""
+    with ray_session(address):
+        yield RayExecutor()

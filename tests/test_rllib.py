@@ -156,6 +156,17 @@ def test_cli_trains_with_two_env_runners_on_a_running_cluster(ray_session, tmp_p
     assert (out / "policy.npz").is_file() and (out / "algorithm").is_dir()
 
 
+@pytest.mark.parametrize(("args", "message"), [(["--level", "nightmare"], "is not one of"),
+                                               (["--seat-policies"], "its seats share one policy"),
+                                               (["--iterations", "0"], "iterations must be at least 1")])
+def test_cli_rejects_bad_training_options_with_a_clear_error(args, message, capsys):
+    from cardzoo.evaluation.cli import main
+
+    with pytest.raises(SystemExit) as exit_info:
+        main(["train", "rope_team", "--backend", "rllib", *args])
+    assert exit_info.value.code == 2 and message in capsys.readouterr().err
+
+
 def test_evaluation_shards_on_ray_and_matches_the_local_run(ray_session):
     from cardzoo.evaluation.ray_backend import RayExecutor
     from cardzoo.evaluation.runner import Matchup, run

@@ -57,6 +57,7 @@ class RllibTrainConfig:
     def __post_init__(self):
         from cardzoo.envs.common.errors import OptionError
 
+        from .config import policy_ids
         from .env import make_env
 
         if self.report_games < 0:
@@ -66,6 +67,7 @@ class RllibTrainConfig:
                 raise OptionError(f"{name} must be at least 1, got {getattr(self, name)}")
         if self.env_runners < 0:
             raise OptionError(f"env_runners must be 0 or more, got {self.env_runners}")
+        policy_ids(self.game, self.seat_policies)
         make_env(self.game, **env_options(self)).close()  # a bad level fails here, not inside an env runner
 
 
@@ -134,6 +136,8 @@ def write_curve(rows: list[dict], out: Path) -> None:
         writer.writeheader()
         writer.writerows(rows)
     rates = [k for k in rows[0] if k not in ("iteration", "env_steps", "seconds", "episode_return_mean")]
+    if len(rates) == 2:  # one rate and its mean: the same line
+        rates.remove("mean")
     series = {k: [(r["env_steps"], r[k]) for r in rows] for k in rates}
     line_chart("WIN RATE DURING TRAINING (RLLIB PPO)", series, out / "curve.png", x_label="ENV STEPS")
 
@@ -143,95 +147,122 @@ def _total(count) -> int:
     return int(sum(count.values()) if isinstance(count, dict) else count)
 
 
+class Run:
+    """A run in progress: the algorithm and its policies, step counts and time, the curve and the best so far."""
+
+    def __init__(self, cfg: RllibTrainConfig, algo, out: Path, log, command: str):
+        import ray
+
+        from .config import policy_ids
+        from .env import GAMES
+
+        self.cfg, self.algo, self.out, self.log = cfg, algo, out, log
+        self.policies = policy_ids(cfg.game, cfg.seat_policies)
+        self.meta = {"env": GAMES[cfg.game][0], "config": asdict(cfg), "command": command, "features": None}
+        self.ray = {"ray_address": ray.get_runtime_context().gcs_address,
+                    "ray_cpus": ray.cluster_resources().get("CPU"),
+                    "env_runners": algo.env_runner_group.num_healthy_remote_workers()}
+        self.iteration, self.env_steps, self.agent_steps, self.train_seconds = 0, 0, 0, 0.0
+        self.losses: dict[str, float] = {}
+        self.rows: list[dict] = []
+        self.best: dict = {"mean": -1.0}
+        self.start = time.time()
+
+    def iterate(self) -> dict:
+        """One PPO iteration: sample ``batch`` env steps on the env runners, then learn on them."""
+        from ray.rllib.utils.metrics import (
+            ENV_RUNNER_RESULTS,
+            LEARNER_RESULTS,
+            NUM_AGENT_STEPS_SAMPLED_LIFETIME,
+            NUM_ENV_STEPS_SAMPLED_LIFETIME,
+        )
+
+        t = time.time()
+        result = self.algo.train()
+        self.train_seconds += time.time() - t
+        self.iteration += 1
+        self.env_steps = _total(result[ENV_RUNNER_RESULTS][NUM_ENV_STEPS_SAMPLED_LIFETIME])
+        self.agent_steps = _total(result[ENV_RUNNER_RESULTS][NUM_AGENT_STEPS_SAMPLED_LIFETIME])
+        self.losses = {p: float(result[LEARNER_RESULTS][p]["total_loss"]) for p in self.policies}
+        print(f"\r  iteration {self.iteration}/{self.cfg.iterations}: {self.env_steps:,} env steps, "
+              f"{self.env_steps / self.train_seconds:.0f} steps/s, loss {self.losses}", end="", file=sys.stderr,
+              flush=True)
+        return result
+
+    def files(self, name: str) -> dict[str, str]:
+        """Each policy's file name: ``name.npz`` (one shared policy) or ``name_<policy>.npz``."""
+        return {p: f"{name}.npz" if len(self.policies) == 1 else f"{name}_{p}.npz" for p in self.policies}
+
+    def export(self, folder: Path, name: str) -> dict[str, Path]:
+        """Each policy's actor as numpy, in ``folder``."""
+        from .export import export_module
+
+        meta = {**self.meta, "iteration": self.iteration, "env_steps": self.env_steps,
+                "seconds": round(time.time() - self.start)}
+        return {p: export_module(self.algo.get_module(p), folder / file, {**meta, "policy": p})
+                for p, file in self.files(name).items()}
+
+    def checkpoint(self, result: dict | None = None) -> None:
+        """Export, evaluate on the held-out deals, add to the curve, keep the best as ``policy*.npz``."""
+        from ray.rllib.utils.metrics import ENV_RUNNER_RESULTS, EPISODE_RETURN_MEAN
+
+        it = self.iteration
+        paths = self.export(self.out / "checkpoints", f"iter_{it}")
+        rates = {(k if len(paths) == 1 else f"{p}:{k}"): v
+                 for p, path in paths.items() for k, v in evaluate(path, self.cfg).items()}
+        mean = float(np.mean(list(rates.values())))
+        ret = result[ENV_RUNNER_RESULTS].get(EPISODE_RETURN_MEAN, float("nan")) if result else float("nan")
+        self.rows.append({"iteration": it, "env_steps": self.env_steps, "seconds": round(time.time() - self.start),
+                          "episode_return_mean": ret, **rates, "mean": mean})
+        write_curve(self.rows, self.out)
+        self.log(f"iteration {it}, {self.env_steps:,} env steps: "
+                 + ", ".join(f"{k} {100 * v:.1f}%" for k, v in rates.items()))
+        if mean > self.best["mean"]:
+            self.best = {"mean": mean, "iteration": it, "env_steps": self.env_steps, "rates": rates}
+            for p, path in paths.items():
+                shutil.copyfile(path, self.out / self.files("policy")[p])
+
+    def summary(self) -> dict:
+        """What ``run.json`` holds: options, command, steps, times, throughput, Ray, final losses, the best."""
+        return {**self.meta, "seed": self.cfg.seed, "iterations": self.iteration, "env_steps": self.env_steps,
+                "agent_steps": self.agent_steps, "train_seconds": round(self.train_seconds, 1),
+                "env_steps_per_second": round(self.env_steps / self.train_seconds, 1),
+                "agent_steps_per_second": round(self.agent_steps / self.train_seconds, 1), **self.ray,
+                "final_loss": self.losses, "best": self.best}
+
+
 def train(cfg: RllibTrainConfig, command: str = "") -> Path:
-    import ray
-    from ray.rllib.utils.metrics import (
-        ENV_RUNNER_RESULTS,
-        EPISODE_RETURN_MEAN,
-        LEARNER_RESULTS,
-        NUM_AGENT_STEPS_SAMPLED_LIFETIME,
-        NUM_ENV_STEPS_SAMPLED_LIFETIME,
-    )
+    from cardzoo.evaluation.ray_backend import ray_session
 
     from ..train import RunLog
-    from .config import policy_ids
-    from .env import GAMES
-    from .export import export_module
 
     out = Path(cfg.out)
     log = RunLog(out)
-
-    started_ray = not ray.is_initialized()
-    if started_ray:
-        ray.init(address=cfg.address, include_dashboard=False)
     start = time.time()
-    algo = build(cfg)
-    ray_info = {"ray_address": ray.get_runtime_context().gcs_address, "ray_cpus": ray.cluster_resources().get("CPU"),
-                "env_runners": algo.env_runner_group.num_healthy_remote_workers()}
-    log(f"Ray at {ray_info['ray_address']}, {ray_info['ray_cpus']:.0f} CPUs, {ray_info['env_runners']} env runners; "
-        f"PPO built in {time.time() - start:.0f} s")
-    policies = policy_ids(cfg.game, cfg.seat_policies)
-    meta = {"env": GAMES[cfg.game][0], "config": asdict(cfg), "command": command, "features": None}
-    rows: list[dict] = []
-    best = {"mean": -1.0}
-    steps = {"env": 0, "agent": 0}
-    train_seconds = 0.0
-
-    def export(folder: Path, name: str, it: int) -> dict[str, Path]:
-        """Each policy's actor as numpy: ``name.npz`` (shared) or ``name_<policy>.npz``."""
-        extra = {"iteration": it, "env_steps": steps["env"], "seconds": round(time.time() - start)}
-        return {p: export_module(algo.get_module(p), folder / (f"{name}.npz" if len(policies) == 1 else
-                                                                f"{name}_{p}.npz"), {**meta, **extra, "policy": p})
-                for p in policies}
-
-    def checkpoint(it: int, result: dict | None) -> None:
-        paths = export(out / "checkpoints", f"iter_{it}", it)
-        rates = {(k if len(policies) == 1 else f"{p}:{k}"): v
-                 for p, path in paths.items() for k, v in evaluate(path, cfg).items()}
-        mean = float(np.mean(list(rates.values())))
-        ret = result[ENV_RUNNER_RESULTS].get(EPISODE_RETURN_MEAN, float("nan")) if result else float("nan")
-        rows.append({"iteration": it, "env_steps": steps["env"], "seconds": round(time.time() - start),
-                     "episode_return_mean": ret, **rates, "mean": mean})
-        write_curve(rows, out)
-        log(f"iteration {it}, {steps['env']:,} env steps: " + ", ".join(f"{k} {100 * v:.1f}%"
-                                                                          for k, v in rates.items()))
-        if mean > best["mean"]:
-            best.update(mean=mean, iteration=it, env_steps=steps["env"], rates=rates)
-            for path in paths.values():
-                shutil.copyfile(path, out / path.name.replace(f"iter_{it}", "policy"))
-
-    checkpoint(0, None)
-    losses = {}
-    for it in range(1, cfg.iterations + 1):
-        t = time.time()
-        result = algo.train()
-        train_seconds += time.time() - t
-        steps["env"] = _total(result[ENV_RUNNER_RESULTS][NUM_ENV_STEPS_SAMPLED_LIFETIME])
-        steps["agent"] = _total(result[ENV_RUNNER_RESULTS][NUM_AGENT_STEPS_SAMPLED_LIFETIME])
-        losses = {p: float(result[LEARNER_RESULTS][p]["total_loss"]) for p in policies}
-        print(f"\r  iteration {it}/{cfg.iterations}: {steps['env']:,} env steps, "
-              f"{steps['env'] / train_seconds:.0f} steps/s, loss {losses}", end="", file=sys.stderr, flush=True)
-        if it % cfg.eval_every == 0 or it == cfg.iterations:
-            print(file=sys.stderr)
-            checkpoint(it, result)
-    export(out, "final", cfg.iterations)
-    algo.save(str((out / "algorithm").resolve()))
-    algo.stop()
-    if started_ray:
-        ray.shutdown()
-    seconds = time.time() - start
-    run = {**meta, "seed": cfg.seed, "iterations": cfg.iterations, "env_steps": steps["env"],
-           "agent_steps": steps["agent"], "train_seconds": round(train_seconds, 1), "wall_seconds": round(seconds),
-           "env_steps_per_second": round(steps["env"] / train_seconds, 1),
-           "agent_steps_per_second": round(steps["agent"] / train_seconds, 1), **ray_info,
-           "final_loss": losses, "best": best}
-    if cfg.report_games:
-        names = ["policy.npz"] if len(policies) == 1 else [f"policy_{p}.npz" for p in policies]
-        run["report_deals"] = {"games": cfg.report_games, **{n: report_rates(out / n, cfg) for n in names}}
-        log(f"on the report's deals 0..{cfg.report_games - 1}: {run['report_deals']}")
-    (out / "run.json").write_text(json.dumps(run, indent=1))
-    log(f"done in {seconds:.0f} s ({run['env_steps_per_second']:.0f} env steps/s while training); best mean win "
-        f"rate {100 * best['mean']:.1f}% at iteration {best.get('iteration')}; policies in {out}")
+    with ray_session(cfg.address):
+        algo = build(cfg)
+        try:
+            run = Run(cfg, algo, out, log, command)
+            log(f"Ray at {run.ray['ray_address']} ({run.ray['ray_cpus']:.0f} CPUs), {run.ray['env_runners']} env "
+                f"runners; PPO built in {time.time() - start:.0f} s")
+            run.checkpoint()
+            while run.iteration < cfg.iterations:
+                result = run.iterate()
+                if run.iteration % cfg.eval_every == 0 or run.iteration == cfg.iterations:
+                    print(file=sys.stderr)
+                    run.checkpoint(result)
+            run.export(out, "final")
+            algo.save(str((out / "algorithm").resolve()))
+        finally:
+            algo.stop()
+    summary = {**run.summary(), "wall_seconds": round(time.time() - start)}
+    if cfg.report_games:  # after Ray: the runner forks its workers
+        summary["report_deals"] = {"games": cfg.report_games,
+                                   **{n: report_rates(out / n, cfg) for n in run.files("policy").values()}}
+        log(f"on the report's deals 0..{cfg.report_games - 1}: {summary['report_deals']}")
+    (out / "run.json").write_text(json.dumps(summary, indent=1))
+    log(f"done in {summary['wall_seconds']} s ({summary['env_steps_per_second']:.0f} env steps/s while training); "
+        f"best mean win rate {100 * run.best['mean']:.1f}% at iteration {run.best['iteration']}; policies in {out}")
     log.close()
     return out / "run.json"
 
