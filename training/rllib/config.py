@@ -62,7 +62,9 @@ def ppo_config(game: str = "rope_team", *, env: dict[str, Any] | None = None, se
     return (
         PPOConfig()
         .environment(ENV_IDS[game], env_config=env_config(game, **(env or {})))
-        .env_runners(num_env_runners=env_runners, num_envs_per_env_runner=envs_per_runner)
+        # No sampling timeout: on a busy machine a batch can take longer than RLlib's 60 s, and a late batch is
+        # dropped, so the iteration would learn nothing.
+        .env_runners(num_env_runners=env_runners, num_envs_per_env_runner=envs_per_runner, sample_timeout_s=None)
         .multi_agent(policies=set(policies), policy_mapping_fn=_to_seat if seat_policies else _to_shared)
         .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={p: module_spec(hidden) for p in policies}))
         .training(**settings)
