@@ -186,20 +186,19 @@ def _train_backend(argv: list[str]) -> str:
 
 def train(args: argparse.Namespace) -> None:
     training = _training(args.backend)
-    if args.backend == "rllib":
-        training.train(training.config(args), command="cardzoo " + shlex.join(args.argv))
-        return
     try:
         cfg = training.config(args)
     except ValueError as err:
         raise CommandError(str(err)) from None
-    try:
-        import sb3_contrib  # noqa: F401
-        import stable_baselines3  # noqa: F401
-        import torch  # noqa: F401
-    except ImportError as err:
-        raise CommandError(f"needs the training extra (torch, stable-baselines3, sb3-contrib; {err.name} is missing):"
-                           " install torch==2.13.0 first (CPU wheel), then pip install -e '.[train]'") from None
+    if args.backend == "sb3":
+        try:
+            import sb3_contrib  # noqa: F401
+            import stable_baselines3  # noqa: F401
+            import torch  # noqa: F401
+        except ImportError as err:
+            raise CommandError(f"needs the training extra (torch, stable-baselines3, sb3-contrib; {err.name} is "
+                               "missing): install torch==2.13.0 first (CPU wheel), then pip install -e '.[train]'"
+                               ) from None
     training.train(cfg, command="cardzoo " + shlex.join(args.argv))
 
 

@@ -43,14 +43,14 @@ def _masked_random_episode(env, rng) -> tuple[list[dict], dict]:
             return seen, rewards
 
 
-@pytest.mark.parametrize("game", GAMES)
-def test_adapter_passes_rllibs_env_check_and_speaks_the_masking_modules_language(game):
+@pytest.mark.parametrize(("game", "options"), [*((g, {}) for g in GAMES), ("summit_rush", {"talk": True})])
+def test_adapter_passes_rllibs_env_check_and_speaks_the_masking_modules_language(game, options):
     from ray.rllib.utils.pre_checks.env import check_multiagent_environments
 
     from cardzoo.envs.common.errors import IllegalActionWarning
     from cardzoo.training.rllib import make_env
 
-    env = make_env(game)
+    env = make_env(game, **options)
     with warnings.catch_warnings():  # it steps an unmasked sample: most are illegal, and end that game
         warnings.simplefilter("ignore", IllegalActionWarning)
         check_multiagent_environments(env)
@@ -150,7 +150,7 @@ def test_cli_trains_with_two_env_runners_on_a_running_cluster(ray_session, tmp_p
     assert run["ray_address"] == address and run["env_runners"] == 2
     assert run["env_steps"] >= 200 and run["env_steps_per_second"] > 0
     assert math.isfinite(run["final_loss"]["shared"])
-    assert run["config"]["env_runners"] == 2 and run["command"].startswith("cardzoo train --backend rllib rope_team")
+    assert run["config"]["env_runners"] == 2 and run["command"].startswith("cardzoo train rope_team --backend rllib")
     curve = (out / "curve.csv").read_text().splitlines()
     assert curve[0] == "iteration,env_steps,seconds,episode_return_mean,normal,mean" and len(curve) == 3
     assert (out / "policy.npz").is_file() and (out / "algorithm").is_dir()
@@ -158,7 +158,7 @@ def test_cli_trains_with_two_env_runners_on_a_running_cluster(ray_session, tmp_p
 
 @pytest.mark.parametrize(("args", "message"), [(["--level", "nightmare"], "is not one of"),
                                                (["--seat-policies"], "its seats share one policy"),
-                                               (["--iterations", "0"], "iterations must be at least 1")])
+                                               (["--iterations", "0"], "expected a whole number >= 1")])
 def test_cli_rejects_bad_training_options_with_a_clear_error(args, message, capsys):
     from cardzoo.evaluation.cli import main
 
@@ -172,7 +172,7 @@ def test_evaluation_shards_on_ray_and_matches_the_local_run(ray_session):
     from cardzoo.evaluation.runner import Matchup, run
 
     for matchup in (Matchup.of("rope_team_v0", ["simple", "random"], level="hard"),
-                    Matchup.of("summit_rush_v0", ["learned"], level="normal")):
+                    Matchup.of("summit_rush_v0", ["learned"], level="normal", talk=False)):
         local = run(matchup, 40, workers=1, chunk=10, progress=False)
         on_ray = run(matchup, 40, chunk=10, progress=False, executor=RayExecutor())
         assert on_ray == local and [r["seed"] for r in on_ray] == list(range(40))

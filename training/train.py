@@ -373,11 +373,12 @@ def train(cfg: TrainConfig, command: str = "") -> Path:
     return out / "policy.npz"
 
 
-def add_options(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
-    """TrainConfig's fields as ``parser``'s arguments, each with its help and default (the game is positional)."""
+def add_options(parser: argparse.ArgumentParser, options: type = TrainConfig) -> argparse.ArgumentParser:
+    """The fields of ``options`` (TrainConfig, or the RLlib trainer's) as ``parser``'s arguments, each with its help
+    and default (the game is positional; a boolean is a flag)."""
     from cardzoo.evaluation.cli import number
 
-    for f in fields(TrainConfig):
+    for f in fields(options):
         default = f.default  # the declared default: "default", () and "" resolve per game in __post_init__
         shown = " ".join(map(str, default)) if isinstance(default, tuple) else "none" if default is None else default
         help = f.metadata["help"].replace("%", "%%")
@@ -395,6 +396,8 @@ def add_options(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
             from cardzoo.agents.features import FEATURES
 
             parser.add_argument(flag, choices=[*FEATURES, "none"], default=default, help=help)
+        elif isinstance(default, bool):
+            parser.add_argument(flag, action="store_true", help=f.metadata["help"].replace("%", "%%"))
         elif default is None or isinstance(default, str):
             parser.add_argument(flag, default=default, help=help)
         else:
@@ -402,13 +405,14 @@ def add_options(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     return parser
 
 
-def config(args: argparse.Namespace) -> TrainConfig:
-    """The TrainConfig of parsed options ("none" turns an optional name off); ValueError if they conflict."""
-    values = {f.name: getattr(args, f.name) for f in fields(TrainConfig)}
+def config(args: argparse.Namespace, options: type = TrainConfig):
+    """The ``options`` (TrainConfig, or the RLlib trainer's) of parsed arguments ("none" turns an optional name
+    off); ValueError if they conflict."""
+    values = {f.name: getattr(args, f.name) for f in fields(options)}
     for key in ("imitate", "features"):
-        if values[key] in ("none", "None", ""):
+        if values.get(key) in ("none", "None", ""):
             values[key] = None
-    return TrainConfig(**{k: tuple(v) if isinstance(v, list) else v for k, v in values.items()})
+    return options(**{k: tuple(v) if isinstance(v, list) else v for k, v in values.items()})
 
 
 def parse_args(argv: list[str]) -> TrainConfig:

@@ -25,7 +25,7 @@ from ray.tune.registry import register_env
 GAMES: dict[str, tuple[str, str, dict[str, Any]]] = {
     "rope_team": ("rope_team_v0", "aec", {"level": "normal"}),
     "rook": ("rook_v0", "aec", {"rounds": 1, "reward_scale": 0.01}),  # rewards: the round's point difference
-    "summit_rush": ("summit_rush_v0", "parallel", {"level": "normal"}),
+    "summit_rush": ("summit_rush_v0", "parallel", {"level": "normal", "talk": False}),  # as cardzoo's own training
 }
 ENV_IDS = {game: f"cardzoo_{game}" for game in GAMES}
 
@@ -90,10 +90,11 @@ def env_config(game: str, **overrides: Any) -> dict[str, Any]:
 
 
 def make_env(game: str, **config: Any) -> MultiAgentEnv:
-    """``game`` as an RLlib ``MultiAgentEnv``; ``config`` holds the game's options and ``reward_scale``."""
+    """``game`` as an RLlib ``MultiAgentEnv``; ``config`` holds the game's options and ``reward_scale``, over its
+    training defaults (``env_config``)."""
     from importlib import import_module
 
-    options = dict(config)
+    options = env_config(game, **config)
     reward_scale = options.pop("reward_scale", 1.0)
     module_name, form, _ = GAMES[game]
     module = import_module(f"cardzoo.envs.{module_name}")

@@ -20,53 +20,50 @@ import shlex
 import shutil
 import sys
 import time
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
 
-
-def option(default, help: str):
-    return field(default=default, metadata={"help": help})
+from ..train import RunLog, option
+from ..train import add_options as add_train_options
+from ..train import config as train_config
 
 
 @dataclass
 class RllibTrainConfig:
-    game: str = option("rope_team", "rope_team, summit_rush or rook")
-    level: str | None = option(None, "Rope Team or Summit Rush level (default normal); Rook trains on single rounds")
-    iterations: int = option(50, "PPO iterations: each samples --batch env steps, then learns on them")
-    env_runners: int = option(2, "RLlib EnvRunner actors sampling in parallel (0: sample in this process)")
-    envs_per_runner: int = option(8, "envs each runner steps together (their decisions in one forward pass)")
-    address: str | None = option(None, "Ray cluster to join (e.g. auto, ray://host:10001); default: Ray in-process")
-    seed: int = option(0, "seeds RLlib, torch and the deals")
-    hidden: tuple[int, ...] = option((128, 128), "hidden layer sizes of the actor and of the critic")
-    learning_rate: float = option(3e-4, "Adam step size")
-    batch: int = option(4000, "env steps per iteration (train_batch_size_per_learner)")
-    minibatch: int = option(500, "minibatch size")
-    epochs: int = option(4, "passes over each batch")
-    gamma: float = option(1.0, "discount: episodes are short and only the outcome counts")
-    gae_lambda: float = option(0.95, "GAE lambda")
-    clip: float = option(0.2, "PPO clip")
-    entropy: float = option(0.01, "entropy bonus")
+    """The options of a run; each is a flag of ``cardzoo train GAME --backend rllib`` (``env_runners`` is
+    ``--env-runners``)."""
+
+    game: str = option("rope_team", "the game: rope_team, summit_rush or rook")
+    level: str | None = option(None, "Rope Team or Summit Rush level (default: normal); Rook trains on single rounds")
+    iterations: int = option(50, "PPO iterations: each samples --batch env steps, then learns on them", low=1)
+    env_runners: int = option(2, "RLlib EnvRunner actors sampling in parallel (0: sample in this process)", low=0)
+    envs_per_runner: int = option(8, "envs each runner steps together (their decisions in one forward pass)", low=1)
+    address: str | None = option(None, "the Ray cluster to join (e.g. auto, ray://host:10001; default: Ray started "
+                                       "in this process)")
+    seed: int = option(0, "seeds RLlib, torch and the deals", low=0)
+    hidden: tuple[int, ...] = option((128, 128), "hidden layer sizes of the actor and of the critic", low=1)
+    learning_rate: float = option(3e-4, "Adam step size", low=0)
+    batch: int = option(4000, "env steps per iteration (train_batch_size_per_learner)", low=1)
+    minibatch: int = option(500, "minibatch size", low=1)
+    epochs: int = option(4, "passes over each batch", low=1)
+    gamma: float = option(1.0, "discount: episodes are short and only the outcome counts", low=0)
+    gae_lambda: float = option(0.95, "GAE lambda", low=0)
+    clip: float = option(0.2, "PPO clip", low=0)
+    entropy: float = option(0.01, "entropy bonus", low=0)
     seat_policies: bool = option(False, "Rook: one policy per seat instead of one shared (self-play) policy")
-    eval_every: int = option(5, "iterations between evaluations (and checkpoints)")
-    eval_games: int = option(500, "games per evaluation")
-    report_games: int = option(0, "after training, play the best policy on the report's deals 0..N-1 (0: no)")
-    out: str = option("runs/rllib", "output folder")
+    eval_every: int = option(5, "iterations between evaluations (and checkpoints)", low=1)
+    eval_games: int = option(500, "games per evaluation", low=1)
+    report_games: int = option(0, "after training, play the best policy on the report's deals 0..N-1 (0: no)", low=0)
+    out: str = option("", "output folder (default: runs/rllib_GAME)")
 
     def __post_init__(self):
-        from cardzoo.envs.common.errors import OptionError
-
         from .config import policy_ids
         from .env import make_env
 
-        if self.report_games < 0:
-            raise OptionError(f"report_games must be 0 or more, got {self.report_games}")
-        for name in ("iterations", "batch", "minibatch", "epochs", "eval_every", "eval_games", "envs_per_runner"):
-            if getattr(self, name) < 1:
-                raise OptionError(f"{name} must be at least 1, got {getattr(self, name)}")
-        if self.env_runners < 0:
-            raise OptionError(f"env_runners must be 0 or more, got {self.env_runners}")
+        if not self.out:
+            self.out = f"runs/rllib_{self.game}"
         policy_ids(self.game, self.seat_policies)
         make_env(self.game, **env_options(self)).close()  # a bad level fails here, not inside an env runner
 
@@ -89,9 +86,8 @@ def build(cfg: RllibTrainConfig):
 
 def evaluate(policy: Path, cfg: RllibTrainConfig) -> dict[str, float]:
     """The SB3 path's evaluation (same deals, same matchups) of an exported policy."""
-    from cardzoo.training.train import TrainConfig
-    from cardzoo.training.train import evaluate as evaluate_policy
-
+    from ..train import TrainConfig
+    from ..train import evaluate as evaluate_policy
     from .env import GAMES
 
     level = GAMES[cfg.game][2].get("level") if cfg.level is None else cfg.level
@@ -226,15 +222,13 @@ class Run:
         """What ``run.json`` holds: options, command, steps, times, throughput, Ray, final losses, the best."""
         return {**self.meta, "seed": self.cfg.seed, "iterations": self.iteration, "env_steps": self.env_steps,
                 "agent_steps": self.agent_steps, "train_seconds": round(self.train_seconds, 1),
-                "env_steps_per_second": round(self.env_steps / self.train_seconds, 1),
-                "agent_steps_per_second": round(self.agent_steps / self.train_seconds, 1), **self.ray,
+                "env_steps_per_second": round(self.env_steps / max(self.train_seconds, 1e-9), 1),
+                "agent_steps_per_second": round(self.agent_steps / max(self.train_seconds, 1e-9), 1), **self.ray,
                 "final_loss": self.losses, "best": self.best}
 
 
 def train(cfg: RllibTrainConfig, command: str = "") -> Path:
     from cardzoo.evaluation.ray_backend import ray_session
-
-    from ..train import RunLog
 
     out = Path(cfg.out)
     log = RunLog(out)
@@ -267,28 +261,20 @@ def train(cfg: RllibTrainConfig, command: str = "") -> Path:
     return out / "run.json"
 
 
-def parse_args(argv: list[str]) -> RllibTrainConfig:
-    parser = argparse.ArgumentParser(prog="cardzoo train GAME --backend rllib", description=__doc__.splitlines()[0])
-    parser.add_argument("game", choices=("rope_team", "rook", "summit_rush"), help="the game to train on")
-    for f in fields(RllibTrainConfig):
-        if f.name == "game":
-            continue
-        flag, default = "--" + f.name.replace("_", "-"), f.default
-        help_text = f.metadata["help"] + ("" if default is None or default is False else f" (default {default})")
-        if isinstance(default, bool):
-            parser.add_argument(flag, action="store_true", help=help_text)
-        elif isinstance(default, tuple):
-            parser.add_argument(flag, nargs="+", type=int, default=default, help=help_text)
-        else:
-            parser.add_argument(flag, type=str if default is None else type(default), default=default, help=help_text)
-    args = vars(parser.parse_args(argv))
-    return RllibTrainConfig(**{k: tuple(v) if isinstance(v, list) else v for k, v in args.items()})
+def add_options(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """RllibTrainConfig's fields as ``parser``'s arguments (``cardzoo train GAME --backend rllib``)."""
+    return add_train_options(parser, RllibTrainConfig)
+
+
+def config(args: argparse.Namespace) -> RllibTrainConfig:
+    return train_config(args, RllibTrainConfig)
 
 
 def main(argv: list[str] | None = None) -> Path:
     argv = sys.argv[1:] if argv is None else argv
-    cfg = parse_args(argv)
-    return train(cfg, command="cardzoo train --backend rllib " + " ".join(shlex.quote(a) for a in argv))
+    parser = add_options(argparse.ArgumentParser(prog="python -m cardzoo.training.rllib.train",
+                                                 description=__doc__.splitlines()[0]))
+    return train(config(parser.parse_args(argv)), command="cardzoo train --backend rllib " + shlex.join(argv))
 
 
 if __name__ == "__main__":
