@@ -135,7 +135,8 @@ def write_curve(rows: list[dict], out: Path) -> None:
     if len(rates) == 2:  # one rate and its mean: the same line
         rates.remove("mean")
     series = {k: [(r["env_steps"], r[k]) for r in rows] for k in rates}
-    line_chart("WIN RATE DURING TRAINING (RLLIB PPO)", series, out / "curve.png", x_label="ENV STEPS")
+    line_chart("Win rate during training (held-out deals, RLlib PPO)", series, out / "curve.png",
+               x_label="environment steps")
 
 
 def _total(count) -> int:
