@@ -25,7 +25,8 @@ def library_snippets() -> dict[str, str]:
 # AgileRL cannot share an environment with the other libraries (see the README): its snippets carry the `agilerl`
 # marker, which the default test run deselects, and CI runs them in a venv of their own (`pytest -m agilerl`).
 OWN_VENV = {"AgileRL": pytest.mark.agilerl}
-# Ray RLlib pins an older gymnasium: its snippet carries the `rllib` marker, for a run without it (-m "not rllib").
+# Ray RLlib pins an older gymnasium: its snippet carries the `rllib` marker, for a run without it
+# (-m "not rllib and not agilerl": a -m of one's own replaces the default one, which leaves AgileRL out).
 MARKS = {**OWN_VENV, "Ray RLlib": pytest.mark.rllib}
 
 

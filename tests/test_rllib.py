@@ -1,7 +1,8 @@
 """Ray RLlib (new API stack) on every cardzoo game, and evaluation on Ray: real training on a real Ray started here.
 
 One Ray session (2 CPUs, in-process) serves the whole module. Marked ``rllib``: a run without the rllib extra
-(e.g. the newest gymnasium, which ray does not allow) deselects these with ``-m "not rllib"``.
+(e.g. the newest gymnasium, which ray does not allow) deselects these with ``-m "not rllib and not agilerl"`` (the
+default selection already leaves AgileRL out; a ``-m`` of one's own replaces it).
 """
 
 from __future__ import annotations
