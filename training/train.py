@@ -282,38 +282,48 @@ class RunLog:
         self.file.close()
 
 
-def train(cfg: TrainConfig, command: str = "") -> Path:
+def make_model(cfg: TrainConfig, tensorboard_log: str | None = None):
+    """The run's MaskablePPO on its vector of ``n_envs`` envs (torch's threads and seed set as the run's)."""
     import torch
     from sb3_contrib import MaskablePPO
-    from stable_baselines3.common.callbacks import BaseCallback
     from stable_baselines3.common.vec_env import DummyVecEnv
+
+    torch.set_num_threads(cfg.threads)
+    torch.manual_seed(cfg.seed)
+    return MaskablePPO(
+        "MlpPolicy", DummyVecEnv(GAMES[cfg.game]["vec_envs"](cfg)), learning_rate=cfg.learning_rate,
+        n_steps=cfg.n_steps, batch_size=cfg.batch_size, n_epochs=cfg.n_epochs, gamma=cfg.gamma,
+        gae_lambda=cfg.gae_lambda, clip_range=cfg.clip_range, ent_coef=cfg.ent_coef, seed=cfg.seed, device="cpu",
+        tensorboard_log=tensorboard_log, policy_kwargs={"net_arch": {"pi": list(cfg.hidden), "vf": list(cfg.hidden)}},
+    )
+
+
+def whole_rollouts(cfg: TrainConfig, steps: int) -> int:
+    """``steps`` rounded up to whole rollouts of ``n_envs * n_steps``: PPO collects and learns from whole rollouts."""
+    rollout = cfg.n_envs * cfg.n_steps
+    return -(-steps // rollout) * rollout
+
+
+def train(cfg: TrainConfig, command: str = "") -> Path:
+    from stable_baselines3.common.callbacks import BaseCallback
 
     from .export import export_policy
 
     out = Path(cfg.out)
     log = RunLog(out)
 
-    rollout = cfg.n_envs * cfg.n_steps
-    total = -(-cfg.steps // rollout) * rollout  # PPO collects and learns from whole rollouts
+    total = whole_rollouts(cfg, cfg.steps)
     if total != cfg.steps:
         log(f"steps: {cfg.steps:,} rounded up to {total:,}, whole rollouts of n_envs * n_steps = {cfg.n_envs} * "
-            f"{cfg.n_steps:,} = {rollout:,} steps (a smaller --n-steps makes shorter rollouts)")
-    torch.set_num_threads(cfg.threads)
-    torch.manual_seed(cfg.seed)
+            f"{cfg.n_steps:,} = {cfg.n_envs * cfg.n_steps:,} steps (a smaller --n-steps makes shorter rollouts)")
     start = time.time()
-    vec = DummyVecEnv(GAMES[cfg.game]["vec_envs"](cfg))
     try:
         import tensorboard  # noqa: F401
 
         tb = str(out / "tensorboard")
     except ImportError:
         tb = None
-    model = MaskablePPO(
-        "MlpPolicy", vec, learning_rate=cfg.learning_rate, n_steps=cfg.n_steps, batch_size=cfg.batch_size,
-        n_epochs=cfg.n_epochs, gamma=cfg.gamma, gae_lambda=cfg.gae_lambda, clip_range=cfg.clip_range,
-        ent_coef=cfg.ent_coef, seed=cfg.seed, device="cpu", tensorboard_log=tb,
-        policy_kwargs={"net_arch": {"pi": list(cfg.hidden), "vf": list(cfg.hidden)}},
-    )
+    model = make_model(cfg, tb)
     meta = {"env": GAMES[cfg.game]["env"], "config": asdict(cfg), "command": command, "features": cfg.features}
     if cfg.imitate:
         warm_start(model, cfg, log)
