@@ -23,10 +23,11 @@ GAMES = {  # page name -> (title, env module, the class or function whose docstr
     "summit_rush": ("Summit Rush", "summit_rush_v0", "SummitRushEnv", "summit_rush.md"),
     "rook": ("Rook for Two", "rook_v0", "raw_env", "rook_for_two.md"),
 }
-REFERENCE = ("envs", "agents", "training", "evaluation")
+REFERENCE = ("envs", "agents", "training", "evaluation", "play")
 README_PAGES = {  # README section -> page
     "Train with your own library": "tutorials/train-with-your-library.md",
     "Speed": "speed.md",
+    "Play": "play.md",
 }
 
 

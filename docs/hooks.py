@@ -11,7 +11,7 @@ from pathlib import Path
 
 from mkdocs.plugins import event_priority
 
-PACKAGES = ("envs", "agents", "training", "evaluation", "seeds")
+PACKAGES = ("envs", "agents", "training", "evaluation", "play", "seeds")
 
 
 @event_priority(100)  # before mkdocstrings reads its paths

@@ -139,4 +139,52 @@ def quantity_figure(title: str, values: dict[str, float], x_label: str):
     ax.set_title(title)
     ax.xaxis.grid(True, color="#dddddd")
     ax.set_axisbelow(True)
+@dataclass(frozen=True)
+class Level:
+    """A horizontal reference line on a scaling chart: a single env's rate, or a target."""
+
+    label: str
+    value: float
+    target: bool = False  # a target to reach (dotted, green, labelled on the line) rather than a measurement
+    series: str = ""  # a measurement's line takes this series' colour (grey if none) and is named in the legend
+
+
+def scaling_chart(title: str, rates: dict[str, list[tuple[int, float]]], memory: dict[str, list[tuple[int, float]]],
+                  levels: list[Level], path: str | Path, y_label: str = "decisions per CPU-second") -> list[Path]:
+    """Throughput and memory against the batch size, log-log, side by side: ``rates`` and ``memory`` map each
+    series to (N, value) points (memory in MB), ``levels`` are reference lines on the throughput panel. Returns the
+    files written (none without matplotlib)."""
+    if not available():
+        return []
+    return _save(scaling_figure(title, rates, memory, levels, y_label), path)
+
+
+def scaling_figure(title: str, rates: dict[str, list[tuple[int, float]]], memory: dict[str, list[tuple[int, float]]],
+                   levels: list[Level], y_label: str = "decisions per CPU-second"):
+    """The matplotlib figure of :func:`scaling_chart`."""
+    plt = _pyplot()
+    fig, (ax, mem) = plt.subplots(1, 2, figsize=(12.5, 4.6), gridspec_kw={"width_ratios": [3, 2]})
+    colours = {name: PALETTE[i % len(PALETTE)] for i, name in enumerate(rates)}
+    for name, colour in colours.items():
+        ax.plot(*zip(*rates[name], strict=True), marker="o", markersize=4, linewidth=1.4, color=colour, label=name)
+        if name in memory:
+            mem.plot(*zip(*memory[name], strict=True), marker="s", markersize=4, linewidth=1.4, color=colour,
+                     label=name)
+    for level in levels:
+        label = f"{level.label}: {level.value:,.0f}"
+        if level.target:
+            ax.axhline(level.value, color="#009E73", linestyle=":", linewidth=1)
+            ax.annotate(label, (1, level.value), fontsize=7, color="#009E73", va="bottom")
+        else:
+            ax.axhline(level.value, color=colours.get(level.series, "#777777"), linestyle="--", linewidth=1,
+                       label=label)
+    for panel, label, heading in ((ax, y_label, title), (mem, "peak memory (MB)", "Memory numpy allocates")):
+        panel.set(xscale="log", yscale="log", xlabel="games stepped together (N)", ylabel=label, title=heading)
+        panel.grid(True, which="major", color="#dddddd")
+        panel.xaxis.set_major_formatter(plt.FuncFormatter(lambda x, _: f"{x:,.0f}"))
+    ax.yaxis.set_major_formatter(plt.FuncFormatter(lambda y, _: f"{y:,.0f}"))
+    mem.yaxis.set_major_formatter(plt.FuncFormatter(lambda y, _: f"{y:,g}"))
+    fig.legend(*ax.get_legend_handles_labels(), fontsize=8, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=3,
+               frameon=False)  # below both panels: inside, it would hide lines
+    fig.tight_layout()
     return fig

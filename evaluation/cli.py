@@ -1,8 +1,13 @@
-"""The ``cardzoo`` command: ``evaluate``, ``play``, ``replay``, ``train`` and ``bench``.
+"""The ``cardzoo`` command: ``evaluate``, ``play``, ``serve``, ``replay``, ``train`` and ``bench``.
 
 Options of an env are given as ``-o name=value`` (values are read as JSON where they parse, e.g.
 ``-o open_hands=true -o ropes=2``; otherwise as strings, e.g. ``-o level=hard``). ``play`` shows the table as
 text itself, so it refuses ``-o render_mode=...``.
+
+People play too: ``play GAME --agents human learned`` seats a person in the terminal (``cardzoo.play.terminal``),
+``serve`` starts the browser app (``cardzoo.play.server``; ``--seed`` fixes its sequence of deals). Their games are
+appended to ``DATA/games.jsonl``; ``replay FILE --line N`` replays one of them (without ``--line``, all, checking each
+ends as saved) and ``evaluate --records FILE`` gives the people's win rates.
 
 Errors end the command with one line on stderr and a non-zero status, never a traceback: a bad argument is
 argparse's ``error:`` line (status 2); a bad game, option, record or output path is ``cardzoo <command>: ...``
@@ -16,6 +21,7 @@ import argparse
 import json
 import math
 import os
+import secrets
 import shlex
 import sys
 import tempfile
@@ -93,10 +99,17 @@ def writable_file(path: Path, what: str) -> None:
 # ---------------------------------------------------------------------------- commands
 def play(args: argparse.Namespace) -> None:
     from cardzoo.agents.registry import make_agent
+    from cardzoo.play.table import HUMAN
 
     options = _options(args.option)
     if "render_mode" in options:
         raise CommandError("play shows the table as text itself; drop -o render_mode (the Python API takes it)")
+    if HUMAN in args.agents:
+        play_human(args, options)
+        return
+    if args.data:
+        raise CommandError("--data collects games with a person at the table (--agents human ...); an agents' game "
+                           "is saved with --save")
     if args.save:
         writable_file(Path(args.save), "the game")
     env = make_env(args.game, **{"illegal_action": "raise", **options, "render_mode": "ansi"})
@@ -123,10 +136,77 @@ def play(args: argparse.Namespace) -> None:
         print(f"game saved to {args.save}; replay with: cardzoo replay {args.save}")
 
 
+def play_human(args: argparse.Namespace, options: dict) -> None:
+    """A game with a person in the terminal; saved (also when left early) to --data and, with --save, as a record."""
+    from cardzoo.play import records
+    from cardzoo.play.table import Table
+    from cardzoo.play.terminal import Quit, Terminal
+
+    if "illegal_action" in options:
+        raise CommandError("a person's game is strict (a mistyped move is asked again); drop -o illegal_action")
+    if args.delay:
+        raise CommandError("--delay paces agents' games; a person's game waits for the person")
+    data = Path(args.data) if args.data else records.DEFAULT_DATA
+    writable_folder(data, "played games")
+    if args.save:
+        writable_file(Path(args.save), "the game")
+    seats = len(make_env(args.game, **options).possible_agents)  # checks the options too
+    if len(args.agents) > seats:
+        raise CommandError(f"{len(args.agents)} agents for the {seats} seats of {args.game}")
+    players = [args.agents[i % len(args.agents)] for i in range(seats)]
+    seed = secrets.randbelow(2**31) if args.seed is None else args.seed
+    table = Table.open(args.game, options, players, seed)
+    try:
+        Terminal(table).run()
+    except Quit:
+        print("\nyou left the game")
+    except EOFError:
+        print("\nend of input: the game is left unfinished")
+    finally:
+        path = records.append(data, table.entry("terminal"))
+        state = "" if table.over else f" (unfinished, after {table.steps} move{'s' * (table.steps != 1)})"
+        print(f"game saved{state}: {path} line {sum(1 for _ in open(path))}")
+        if args.save:
+            save(table.env, args.save)
+            print(f"record saved to {args.save}; replay with: cardzoo replay {args.save}")
+
+
 def replay_cmd(args: argparse.Namespace) -> None:
+    from cardzoo.play import records
+
+    if records.is_games_file(args.file):
+        replay_games(args.file, args.line)
+        return
+    if args.line is not None:
+        raise CommandError(f"--line picks a game of a games file (JSON lines, see cardzoo serve); {args.file} holds "
+                           "one record")
     env = replay(args.file)  # a missing, unreadable or malformed file is a RecordError naming it
     env.unwrapped.render_mode = "ansi"
     print(env.render())
+
+
+def replay_games(path: str, line: int | None) -> None:
+    """Replay the games of a games file: all of them, one line each, or the one on ``line`` with its table."""
+    from cardzoo.play import records
+    from cardzoo.play.views import outcome_text
+
+    games = records.read(path)
+    if line is not None:
+        games = [(n, e) for n, e in games if n == line]
+        if not games:
+            raise CommandError(f"{path} has no game on line {line}")
+    for n, entry in games:
+        env = records.replay_entry(entry, f"{path} line {n}")
+        record = entry["record"]
+        humans = [i for i, seat in enumerate(entry["seats"].values()) if "agent" not in seat]
+        info = records.final_info(env)
+        ending = "unfinished" if info is None else "; ".join(
+            outcome_text(record["env"], info, seat) for seat in humans or [0])
+        if line is not None:
+            env.unwrapped.render_mode = "ansi"
+            print(env.render())
+        print(f"line {n}: {record['env']} ({records.rates_setting(record)}), {records.players(entry)}, "
+              f"{len(record['actions'])} moves: {ending} Replayed identically.")
 
 
 def bench(args: argparse.Namespace) -> None:
@@ -140,7 +220,10 @@ def bench(args: argparse.Namespace) -> None:
 def evaluate(args: argparse.Namespace) -> None:
     from cardzoo.evaluation import report
 
-    games = report.FULL_GAMES if args.full else args.games
+    if args.records:
+        evaluate_records(args)
+        return
+    games = report.FULL_GAMES if args.full else args.games or report.QUICK_GAMES
     out = Path(args.out or ("reports/full" if args.full else "reports/quick"))
     writable_folder(out, "the report")
     if args.cache:
@@ -184,6 +267,54 @@ def _train_backend(argv: list[str]) -> str:
     return backend.parse_known_args(argv[1:])[0].backend
 
 
+def evaluate_records(args: argparse.Namespace) -> None:
+    """The people's win rates in a games file, each game first replayed and checked against what it saved."""
+    from cardzoo.play import records
+
+    given = [flag for flag, value in (("--out", args.out), ("--workers", args.workers), ("--cache", args.cache),
+                                      ("--only", args.only)) if value]
+    if given:
+        raise CommandError(f"--records reports saved games; it takes no {', '.join(given)}")
+    games = records.read(args.records)
+    for n, entry in games:
+        records.replay_entry(entry, f"{args.records} line {n}")
+    print(f"{len(games)} games from {args.records}, each replayed to the ending it saved; people's win rates with "
+          "Wilson 95 % intervals (a Rook tie is not a win):\n")
+    print(records.rates_table(records.rates([e for _, e in games])))
+
+
+def serve(args: argparse.Namespace) -> None:
+    import socket
+
+    try:
+        import fastapi  # noqa: F401
+        import uvicorn
+    except ImportError as err:
+        raise CommandError(f"needs the web extra (fastapi, uvicorn; {err.name} is missing): "
+                           "pip install -e '.[web]'") from None
+    from cardzoo.play import records
+    from cardzoo.play.server import create_app
+
+    data = Path(args.data) if args.data else records.DEFAULT_DATA
+    writable_folder(data, "played games")
+    try:  # a busy port or a bad host is one line, before the server starts
+        with socket.create_server((args.host, args.port)):
+            pass
+    except OSError as err:
+        raise CommandError(f"cannot listen on {args.host}:{args.port}: {err.strerror or err}") from None
+    print(f"cardzoo: playing at http://{args.host}:{args.port}/ ; games are saved to {data / records.GAMES_FILE}; "
+          "Ctrl-C stops", flush=True)
+    uvicorn.run(create_app(data, seed=args.seed), host=args.host, port=args.port, log_level="warning")
+
+
+def port(text: str) -> int:
+    """argparse type: a TCP port, 1..65535."""
+    value = number(int, 1)(text)
+    if value > 65535:
+        raise argparse.ArgumentTypeError(f"expected a port 1..65535, got {text!r}")
+    return value
+
+
 def train(args: argparse.Namespace) -> None:
     training = _training(args.backend)
     try:
@@ -202,29 +333,65 @@ def train(args: argparse.Namespace) -> None:
     training.train(cfg, command="cardzoo " + shlex.join(args.argv))
 
 
+def train_batched(args: argparse.Namespace) -> None:
+    """``cardzoo train GAME --backend batched ...``: PPO on the batched engines, with its own options."""
+    try:
+        from cardzoo.training import ppo_batched
+    except ImportError as err:
+        raise CommandError(f"needs the training extra (torch; {err.name} is missing): install torch==2.13.0 first "
+                           "(CPU wheel), then pip install -e '.[train]'") from None
+    ppo_batched.train(ppo_batched.parse_args(args.rest), command="cardzoo " + shlex.join(args.argv))
+
+
+def _batched_backend(argv: list[str]) -> list[str] | None:
+    """The arguments of ``cardzoo train`` less ``--backend batched``, if that is the backend asked for."""
+    if argv[:1] != ["train"]:
+        return None
+    rest = argv[1:]
+    for i, arg in enumerate(rest):
+        if arg == "--backend" and rest[i + 1 : i + 2] == ["batched"]:
+            return rest[:i] + rest[i + 2 :]
+        if arg == "--backend=batched":
+            return rest[:i] + rest[i + 1 :]
+    return None
+
+
 def build_parser(train_backend: str = "sb3") -> argparse.ArgumentParser:
     training = _training(train_backend)
     parser = argparse.ArgumentParser(prog="cardzoo", description=__doc__.splitlines()[0])
     parser.add_argument("--version", action="version", version=f"cardzoo {version('cardzoo')}")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    p = sub.add_parser("play", help="watch agents play one game in the terminal")
+    p = sub.add_parser("play", help="play (--agents human ...) or watch agents play one game in the terminal")
     p.add_argument("game", type=game, help=GAMES)
-    p.add_argument("--agents", nargs="+", default=["random"], help="agent name per seat (repeats if fewer)")
+    p.add_argument("--agents", nargs="+", default=["random"],
+                   help="agent name per seat (repeats if fewer); 'human' seats you")
     p.add_argument("--seed", type=number(int, 0), default=None, help="game seed (same seed, same game)")
     p.add_argument("-o", "--option", action="append", default=[], metavar="NAME=VALUE", help="env option")
     p.add_argument("--delay", type=number(float, 0), default=0.0, help="seconds to pause after each move")
     p.add_argument("--save", metavar="FILE", help="save the game as JSON for `cardzoo replay`")
+    p.add_argument("--data", metavar="DIR",
+                   help="with a person at the table: append the game to DIR/games.jsonl (default cardzoo-data)")
     p.set_defaults(func=play)
 
-    r = sub.add_parser("replay", help="replay a saved game and show its final table")
-    r.add_argument("file")
+    s = sub.add_parser("serve", help="play with the agents in a browser (a local web app; the web extra)")
+    s.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1, this machine only)")
+    s.add_argument("--port", type=port, default=8000, help="port (default 8000)")
+    s.add_argument("--data", metavar="DIR", help="append the games played to DIR/games.jsonl (default cardzoo-data)")
+    s.add_argument("--seed", type=number(int, 0), default=None,
+                   help="seed of the deals: the same seed deals the same games in the same order (default: fresh)")
+    s.set_defaults(func=serve)
+
+    r = sub.add_parser("replay", help="replay a saved game and show its final table, or the games of a games file")
+    r.add_argument("file", help="a record (play --save) or a games file (DIR/games.jsonl)")
+    r.add_argument("--line", type=number(int, 1), help="the game on this line of a games file (with its table)")
     r.set_defaults(func=replay_cmd)
 
     e = sub.add_parser("evaluate", help="the evaluation report: every game, level and agent vs the documents")
     size = e.add_mutually_exclusive_group()
-    size.add_argument("--games", type=number(int, 1), default=2000, help="games per matchup (quick default)")
+    size.add_argument("--games", type=number(int, 1), default=None, help="games per matchup (default 2000)")
     size.add_argument("--full", action="store_true", help="10,000 games per matchup")
+    size.add_argument("--records", metavar="FILE", help="people's win rates in a games file (DIR/games.jsonl)")
     e.add_argument("--out", help="report folder (default reports/quick or reports/full)")
     e.add_argument("--workers", type=number(int, 1), default=None, help="processes (default: all cores)")
     e.add_argument("--cache", help="folder for finished chunks of games, so an interrupted run resumes")
@@ -234,10 +401,13 @@ def build_parser(train_backend: str = "sb3") -> argparse.ArgumentParser:
     e.add_argument("--address", help="with --backend ray: the Ray cluster to join (default: Ray started here)")
     e.set_defaults(func=evaluate)
 
-    t = sub.add_parser("train", help="train a policy with MaskablePPO, or Ray RLlib's PPO with --backend rllib (see "
-                       "`cardzoo train GAME [--backend rllib] --help`)", description=training.__doc__.splitlines()[0])
-    t.add_argument("--backend", choices=("sb3", "rllib"), default="sb3",
-                   help="sb3: MaskablePPO (sb3-contrib); rllib: Ray RLlib's PPO, with the options it lists here")
+    t = sub.add_parser("train", help="train a policy with MaskablePPO, Ray RLlib's PPO (--backend rllib) or PPO on the "
+                       "batched engines (--backend batched); see `cardzoo train GAME [--backend NAME] --help`",
+                       description=training.__doc__.splitlines()[0])
+    t.add_argument("--backend", choices=("sb3", "rllib", "batched"), default="sb3",
+                   help="sb3: MaskablePPO on the Gymnasium views; rllib: Ray RLlib's PPO (each with the options "
+                        "listed here for it); batched: PPO on the batched engines, with its own options (cardzoo "
+                        "train GAME --backend batched --help)")
     training.add_options(t)
     t.set_defaults(func=train)
 
@@ -257,12 +427,16 @@ def _stdout_to_devnull() -> None:
 
 def main(argv: list[str] | None = None) -> None:
     argv = sys.argv[1:] if argv is None else argv
-    try:
-        parser = build_parser(_train_backend(argv))
-    except CommandError as err:
-        print(f"cardzoo train: {err}", file=sys.stderr)
-        raise SystemExit(2) from None
-    args = parser.parse_args(argv)
+    rest = _batched_backend(argv)
+    if rest is None:
+        try:
+            parser = build_parser(_train_backend(argv))
+        except CommandError as err:
+            print(f"cardzoo train: {err}", file=sys.stderr)
+            raise SystemExit(2) from None
+        args = parser.parse_args(argv)
+    else:  # the batched trainer parses its own options
+        args = argparse.Namespace(command="train", func=train_batched, rest=rest)
     args.argv = argv  # for the record of a training run
     try:
         args.func(args)

@@ -34,6 +34,10 @@ MISUSES = [
     (["evaluate", "--out", "FILE/report"], "cannot write the report in FILE/report: Not a directory"),
     (["evaluate", "--out", "FILE"], "cannot write the report in FILE: it is a file, not a folder"),
     (["evaluate", "--out", "DIR/report", "--cache", "FILE"], "cannot write the cache in FILE: it is a file"),
+    (["evaluate", "--records", "MISSING"], "RecordError: games file 'MISSING' does not exist"),
+    (["evaluate", "--records", "EMPTY", "--games", "5"], "argument --games: not allowed with argument --records"),
+    (["evaluate", "--records", "EMPTY", "--out", "DIR", "--only", "rook"], "it takes no --out, --only"),
+    (["evaluate", "--records", "LIST"], "RecordError: games file 'LIST' line 1 is not a played game"),
     # play
     (["play", "poker"], f"argument game: unknown game 'poker'; {GAMES}"),
     (["play", "rope_team", "--delay", "-1"], "argument --delay: expected a number >= 0, got '-1'"),
@@ -48,7 +52,24 @@ MISUSES = [
     (["play", "rope_team", "--agents", "nobody"], "OptionError: no agent 'nobody' for rope_team_v0"),
     (["play", "rope_team", "--save", "FILE/game.json"], "cannot write the game in FILE: it is a file, not a folder"),
     (["play", "rope_team", "--save", "DIR"], "cannot write the game to DIR: it is a folder"),
+    (["play", "rope_team", "--agents", "human", "-o", "illegal_action=penalize"], "a person's game is strict"),
+    (["play", "rope_team", "--agents", "human", "learned", "--delay", "1"], "--delay paces agents' games"),
+    (["play", "rope_team", "--data", "DIR"], "--data collects games with a person at the table"),
+    (["play", "rope_team", "--agents", "human", "--data", "FILE"], "cannot write played games in FILE: it is a file"),
+    (["play", "rope_team", "--agents", "human", "-o", "level=nightmare"], "OptionError: option level='nightmare'"),
+    (["play", "rope_team", "--agents", "human", "learned", "random"], "3 agents for the 2 seats of rope_team_v0"),
+    (["play", "summit_rush", "--agents", "human", "learned", "-o", "level=expert"],
+     "OptionError: the agent 'learned' cannot play summit_rush_v0 with options {'level': 'expert'}: no policy for"),
+    # serve
+    (["serve", "--port", "0"], "argument --port: expected a whole number >= 1, got '0'"),
+    (["serve", "--port", "70000"], "argument --port: expected a port 1..65535, got '70000'"),
+    (["serve", "--port", "http"], "argument --port: expected a whole number >= 1, got 'http'"),
+    (["serve", "--seed", "-1"], "argument --seed: expected a whole number >= 0, got '-1'"),
+    (["serve", "--data", "FILE"], "cannot write played games in FILE: it is a file, not a folder"),
+    (["serve", "--host", "256.1.1.1", "--data", "DIR"], "cannot listen on 256.1.1.1:8000"),
     # replay (the messages are the record loader's RecordError)
+    (["replay", "LIST", "--line", "1"], "--line picks a game of a games file (JSON lines, see cardzoo serve)"),
+    (["replay", "MISSING", "--line", "0"], "argument --line: expected a whole number >= 1, got '0'"),
     (["replay", "MISSING"], "RecordError: record file 'MISSING' does not exist"),
     (["replay", "DIR"], "RecordError: record file 'DIR' cannot be read: [Errno 21] Is a directory"),
     (["replay", "EMPTY"], "RecordError: record file 'EMPTY' is not JSON: Expecting value"),
@@ -143,6 +164,25 @@ def test_ctrl_c_is_one_line():
     process.send_signal(signal.SIGINT)
     _, error = process.communicate(timeout=60)
     assert process.returncode == 130 and error == "cardzoo play: interrupted\n"
+
+
+def test_serve_on_a_busy_port_is_one_line(tmp_path):
+    import socket
+
+    with socket.create_server(("127.0.0.1", 0)) as busy:
+        port = busy.getsockname()[1]
+        result = subprocess.run([*CLI, "serve", "--port", str(port), "--data", str(tmp_path)], capture_output=True,
+                                text=True, timeout=60)
+    assert_one_line_error(result, f"cannot listen on 127.0.0.1:{port}: Address already in use")
+
+
+def test_serve_without_the_web_extra_prints_the_install_hint(tmp_path):
+    code = ("import sys; sys.modules['uvicorn'] = None\n"  # as if the web extra were not installed
+            "from cardzoo.evaluation.cli import main\n"
+            f"main(['serve', '--data', {str(tmp_path / 'data')!r}])")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert_one_line_error(result, "cardzoo serve: needs the web extra (fastapi, uvicorn; uvicorn is missing)")
+    assert not (tmp_path / "data").exists()
 
 
 def test_train_without_the_training_extra_prints_the_install_hint(tmp_path):

@@ -31,8 +31,10 @@ def test_the_site_builds_strictly(tmp_path):
                             cwd=ROOT, capture_output=True, text=True, env=env)
     assert result.returncode == 0, result.stderr[-3000:]
     for page in ("games/rope_team", "games/summit_rush", "games/rook", "report", "reference/envs",
-                 "tutorials/train-with-your-library"):
+                 "tutorials/train-with-your-library", "play", "reference/play"):
         assert (tmp_path / page / "index.html").is_file(), page
     rope = (tmp_path / "games" / "rope_team" / "index.html").read_text()
     assert "Observation space" in rope and "Rulings" in rope and "rope_team.png" in rope
     assert "IllegalActionError" in (tmp_path / "reference" / "envs" / "index.html").read_text()
+    play = (tmp_path / "play" / "index.html").read_text()
+    assert "cardzoo serve" in play and "play_rook.png" in play and (tmp_path / "play_rook.png").is_file()

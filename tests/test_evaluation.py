@@ -9,7 +9,7 @@ from fractions import Fraction
 import pytest
 
 from cardzoo.evaluation import stats
-from cardzoo.evaluation.charts import Bar, bar_chart, bar_figure
+from cardzoo.evaluation.charts import Bar, Level, bar_chart, bar_figure, scaling_chart, scaling_figure
 from cardzoo.evaluation.cli import main
 from cardzoo.evaluation.runner import Matchup, run
 
@@ -90,6 +90,23 @@ def test_charts_are_png_and_svg_with_intervals_and_reported_figures_as_markers(t
     (bar_container,) = [c for c in ax.containers if hasattr(c, "errorbar")]
     (whiskers,) = bar_container.errorbar.lines[2]  # the 95 % intervals, bar by bar
     assert [seg[:, 1].tolist() for seg in whiskers.get_segments()] == [[40.0, 60.0], [20.0, 30.0]]
+
+
+def test_scaling_chart_draws_rate_and_memory_against_n_with_reference_lines(tmp_path):
+    rates = {"A, batched": [(1, 1500.0), (16, 16000.0), (4096, 700000.0)], "B, silent": [(1, 900.0), (16, 9000.0)]}
+    memory = {"A, batched": [(1, 0.3), (16, 0.3), (4096, 10.3)], "B, silent": [(1, 0.2), (16, 0.4)]}
+    levels = [Level("A: single env", 10000.0, series="A, batched"), Level("A: target", 1e6, target=True)]
+    files = scaling_chart("Scaling", rates, memory, levels, tmp_path / "s.png")
+    assert [f.name for f in files] == ["s.png", "s.svg"] and "A: target: 1,000,000" in files[1].read_text()
+    speed, mem = scaling_figure("Scaling", rates, memory, levels).axes
+    assert speed.get_xscale() == speed.get_yscale() == mem.get_xscale() == mem.get_yscale() == "log"
+    lines = {line.get_label(): line for line in speed.lines}
+    assert lines["A, batched"].get_xydata().tolist() == [[1, 1500], [16, 16000], [4096, 700000]]
+    single, target = lines["A: single env: 10,000"], speed.lines[-1]
+    assert single.get_ydata()[0] == 10000.0 and single.get_color() == lines["A, batched"].get_color()
+    assert target.get_ydata()[0] == 1e6 and target.get_label().startswith("_")  # labelled on the chart instead
+    assert {line.get_label(): line.get_ydata().tolist() for line in mem.lines} == {
+        "A, batched": [0.3, 0.3, 10.3], "B, silent": [0.2, 0.4]}
 
 
 def test_reports_without_matplotlib_have_no_charts_and_say_so(tmp_path, monkeypatch, capsys):

@@ -13,8 +13,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 # Folder in the checkout -> where it lands in the cardzoo namespace.
 PACKAGES = {"envs": "cardzoo/envs", "agents": "cardzoo/agents", "training": "cardzoo/training",
-            "evaluation": "cardzoo/evaluation", "seeds": "cardzoo/seeds"}
-DATA = ("agents/policies", "seeds", "evaluation/report", "evaluation/results")
+            "evaluation": "cardzoo/evaluation", "seeds": "cardzoo/seeds", "play": "cardzoo/play"}
+DATA = ("agents/policies", "seeds", "evaluation/report", "evaluation/results", "play/static")
 
 
 def _tracked(folder: str) -> list[str]:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import inspect
 import time
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, fields
 
 import numpy as np
@@ -59,12 +60,18 @@ def layer(n_in: int, n_out: int, std: float = np.sqrt(2)) -> nn.Linear:
 
 
 class Agent(nn.Module):
-    def __init__(self, n_obs: int, n_actions: int, hidden: int):
+    """Actor and critic MLPs with tanh, ``hidden`` wide (two layers) or of the given sizes; the actor's last layer
+    gives the action logits (the form cardzoo's numpy policy files hold)."""
+
+    def __init__(self, n_obs: int, n_actions: int, hidden: int | Sequence[int]):
         super().__init__()
-        self.critic = nn.Sequential(layer(n_obs, hidden), nn.Tanh(), layer(hidden, hidden), nn.Tanh(),
-                                    layer(hidden, 1, std=1.0))
-        self.actor = nn.Sequential(layer(n_obs, hidden), nn.Tanh(), layer(hidden, hidden), nn.Tanh(),
-                                   layer(hidden, n_actions, std=0.01))
+        sizes = [n_obs, *((hidden, hidden) if isinstance(hidden, int) else hidden)]
+
+        def body() -> list[nn.Module]:
+            return [m for a, b in zip(sizes, sizes[1:], strict=False) for m in (layer(a, b), nn.Tanh())]
+
+        self.critic = nn.Sequential(*body(), layer(sizes[-1], 1, std=1.0))
+        self.actor = nn.Sequential(*body(), layer(sizes[-1], n_actions, std=0.01))
 
     def get_value(self, x: torch.Tensor) -> torch.Tensor:
         return self.critic(x)

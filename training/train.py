@@ -383,17 +383,17 @@ def train(cfg: TrainConfig, command: str = "") -> Path:
     return out / "policy.npz"
 
 
-def add_options(parser: argparse.ArgumentParser, options: type = TrainConfig) -> argparse.ArgumentParser:
-    """The fields of ``options`` (TrainConfig, or the RLlib trainer's) as ``parser``'s arguments, each with its help
-    and default (the game is positional; a boolean is a flag)."""
+def add_options(parser: argparse.ArgumentParser, config_class=None, games=None) -> argparse.ArgumentParser:
+    """The fields of ``config_class`` (default TrainConfig) as ``parser``'s arguments, each with its help and default;
+    the game is positional, one of ``games`` (default the SB3 path's)."""
     from cardzoo.evaluation.cli import number
 
-    for f in fields(options):
+    for f in fields(config_class or TrainConfig):
         default = f.default  # the declared default: "default", () and "" resolve per game in __post_init__
         shown = " ".join(map(str, default)) if isinstance(default, tuple) else "none" if default is None else default
         help = f.metadata["help"].replace("%", "%%")
         if f.name == "game":
-            parser.add_argument("game", choices=sorted(GAMES), help=help)
+            parser.add_argument("game", choices=sorted(games or GAMES), help=help)
             continue
         help += f" (default: {shown})" if shown != "" and "default:" not in help else ""
         flag = "--" + f.name.replace("_", "-")
@@ -415,14 +415,15 @@ def add_options(parser: argparse.ArgumentParser, options: type = TrainConfig) ->
     return parser
 
 
-def config(args: argparse.Namespace, options: type = TrainConfig):
-    """The ``options`` (TrainConfig, or the RLlib trainer's) of parsed arguments ("none" turns an optional name
-    off); ValueError if they conflict."""
-    values = {f.name: getattr(args, f.name) for f in fields(options)}
+def config(args: argparse.Namespace, config_class=None):
+    """The config (default TrainConfig) of parsed options ("none" turns an optional name off); ValueError if they
+    conflict."""
+    config_class = config_class or TrainConfig
+    values = {f.name: getattr(args, f.name) for f in fields(config_class)}
     for key in ("imitate", "features"):
-        if values.get(key) in ("none", "None", ""):
+        if key in values and values[key] in ("none", "None", ""):
             values[key] = None
-    return options(**{k: tuple(v) if isinstance(v, list) else v for k, v in values.items()})
+    return config_class(**{k: tuple(v) if isinstance(v, list) else v for k, v in values.items()})
 
 
 def parse_args(argv: list[str]) -> TrainConfig:

@@ -1,0 +1,344 @@
+"""Batched engine and trainer throughput, measured side by side in one run (results in evaluation/results/batched/).
+
+    python -m cardzoo.evaluation.batched_bench engine --game rope_team --out evaluation/results/batched
+    python -m cardzoo.evaluation.batched_bench engine --game summit_rush --out evaluation/results/batched
+    python -m cardzoo.evaluation.batched_bench trainer --out evaluation/results/batched
+
+``engine``: random legal play with the observation and the mask read at every decision, through the single env's
+loop and through the batched engine with N = 1, 16, 256, 4096, 65536 games, in one run per game; decisions per
+CPU-second of this process (``time.process_time``), and the peak memory numpy allocates for the engine
+(``tracemalloc`` over construction, reset and three steps, in a separate run). Rope Team: the ``agent_iter`` loop
+against the batched engine. Summit Rush (Normal, two players; a decision is one seat's action in one tick, an
+"agent-action"): the ParallelEnv loop, silent and talking, against ``SummitRushParallel`` silent, talking with the
+joint mask (the move mask tiled 57 times, 3306 entries a seat), talking with the move mask alone (the learner's fast
+path: the move drawn from the move mask, the message uniformly), and the protocol form silent (one seat a step, as
+the trainer and the vector views ask). The talking joint mask is measured up to N = 4096: at 65536 games the mask
+alone is 433 MB a tick. Each run replaces its game's entry in ``engine.json`` and its rows in ``engine.csv``, and
+``engine_scaling.png`` (and ``.svg``) plots every game measured.
+
+``trainer``: env steps (decisions) per second of PPO learning on Rope Team, all four levels, the same network (two
+hidden layers of 128 for the actor and the critic), 4 epochs per rollout, torch on one thread: the SB3 path
+(MaskablePPO on ``SharedPolicyEnv`` views, as ``cardzoo train`` builds it) against ``cardzoo.training.ppo_batched``.
+Time counts rollouts and updates only (no imitation, no evaluation). Writes ``trainer.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import platform
+import time
+import tracemalloc
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+SIZES = (1, 16, 256, 4096, 65536)  # issue 12's scaling points
+LEVEL = "normal"
+TARGETS = {"rope_team_v0": 1_000_000, "summit_rush_v0": 500_000}  # issue 12's, per CPU-second
+SUMMIT_VARIANTS = ("silent", "talking", "talking, move mask", "silent, one seat a step")
+TALKING_MASK_UP_TO = 16384  # the joint talking mask of more games is hundreds of MB a tick (of SIZES: up to 4096)
+
+
+def single_env_rate(seconds: float, seed: int = 0) -> dict:
+    """Decisions per CPU-second of random legal play through the single env's agent_iter loop."""
+    from cardzoo.envs import rope_team_v0
+
+    env = rope_team_v0.env(level=LEVEL)
+    rng = np.random.default_rng(seed)
+    decisions = games = 0
+    start = time.process_time()
+    while time.process_time() - start < seconds:
+        env.reset(seed=seed + games)
+        for _ in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            legal = np.flatnonzero(obs["action_mask"])
+            env.step(int(legal[rng.integers(len(legal))]))
+            decisions += 1
+        games += 1
+    cpu = time.process_time() - start
+    return {"decisions": decisions, "games": games, "cpu_seconds": round(cpu, 3),
+            "decisions_per_cpu_second": round(decisions / cpu)}
+
+
+def summit_single_rate(seconds: float, talk: bool, seed: int = 0) -> dict:
+    """Agent-actions per CPU-second of random legal play through Summit Rush's ParallelEnv loop (cardzoo bench's)."""
+    from cardzoo.envs import summit_rush_v0
+
+    from .bench import parallel_loop
+
+    ticks, games, cpu = parallel_loop(lambda: summit_rush_v0.parallel_env(level=LEVEL, talk=talk), seconds, seed)
+    return {"decisions": 2 * ticks, "games": games, "cpu_seconds": round(cpu, 3),
+            "decisions_per_cpu_second": round(2 * ticks / cpu)}
+
+
+def random_legal(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A uniformly random legal action in every row of ``mask`` (last axis): the k-th legal one, k uniform below
+    their count."""
+    running = np.cumsum(mask, axis=-1, dtype=np.int8 if mask.shape[-1] < 128 else np.int16)
+    k = (rng.random(mask.shape[:-1], dtype=np.float32) * running[..., -1]).astype(running.dtype)
+    return np.argmax(running > k[..., None], axis=-1)
+
+
+def _rate(make: Callable, step: Callable, n: int, per_step: int, seconds: float, seed: int) -> dict:
+    """Time ``step(engine, rng)`` for ``seconds`` of CPU (at least three steps) on ``make()``, then trace the peak
+    memory of a fresh engine's construction, reset and three steps."""
+
+    def play(steps: int | None):
+        rng = np.random.default_rng(seed)
+        eng = make()
+        eng.reset(seeds=seed)
+        done_steps = 0
+        start = time.process_time()
+        while (time.process_time() - start < seconds or done_steps < 3) if steps is None else done_steps < steps:
+            step(eng, rng)
+            done_steps += 1
+        return done_steps, time.process_time() - start, eng
+
+    steps, cpu, eng = play(None)
+    games = int(eng.next_seed - seed)
+    del eng
+    tracemalloc.start()
+    play(3)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    return {"n": n, "steps": steps, "decisions": steps * per_step, "games_started": games,
+            "cpu_seconds": round(cpu, 3), "decisions_per_cpu_second": round(steps * per_step / cpu),
+            "peak_memory_mb": round(peak / 2**20, 1)}
+
+
+def batched_rate(n: int, seconds: float, seed: int = 0) -> dict:
+    """Decisions per CPU-second of random legal play in ``n`` games of the batched Rope Team engine, and its peak
+    memory."""
+    from cardzoo.envs.batched import make_batched
+
+    def step(eng, rng):
+        eng.step(random_legal(eng.mask, rng))
+
+    class Engine:  # keeps the last mask for the next decision
+        def __init__(self):
+            self.eng = make_batched("rope_team_v0", n, level=LEVEL)
+
+        def reset(self, seeds):
+            _, self.mask, _ = self.eng.reset(seeds=seeds)
+
+        def step(self, actions):
+            _, self.mask, *_ = self.eng.step(actions)
+
+        @property
+        def next_seed(self):
+            return self.eng.next_seed
+
+    return _rate(Engine, step, n, n, seconds, seed)
+
+
+class _Summit:
+    """A Summit Rush engine (Normal, two players) in one of ``SUMMIT_VARIANTS``, keeping the last mask."""
+
+    def __init__(self, n: int, variant: str):
+        from cardzoo.envs.summit_rush.batched import SummitRushBatched, SummitRushParallel
+
+        self.variant = variant
+        talk = variant.startswith("talking")
+        if variant == "silent, one seat a step":
+            self.eng = SummitRushBatched(n, level=LEVEL, talk=False)
+        else:
+            self.eng = SummitRushParallel(n, level=LEVEL, talk=talk, mask="moves" if "move mask" in variant else "full")
+
+    def reset(self, seeds: int) -> None:
+        self.mask = self.eng.reset(seeds=seeds)[1]
+
+    def step(self, rng: np.random.Generator) -> None:
+        action = random_legal(self.mask, rng)
+        if self.variant == "talking, move mask":  # the message drawn apart: every message goes with every move
+            action = action + self.eng.n_moves * rng.integers(0, 57, action.shape)
+        self.mask = self.eng.step(action)[1]
+
+    @property
+    def next_seed(self) -> int:
+        return self.eng.next_seed
+
+
+def summit_batched_rate(n: int, variant: str, seconds: float, seed: int = 0) -> dict:
+    """Agent-actions per CPU-second of random legal play in ``n`` games of a Summit Rush engine variant."""
+    per_step = n if variant == "silent, one seat a step" else 2 * n
+    row = _rate(lambda: _Summit(n, variant), lambda eng, rng: eng.step(rng), n, per_step, seconds, seed)
+    return {"variant": variant, **row}
+
+
+def measure(game: str, seconds: float) -> dict:
+    """One game's engine measurements, single env and batched, in this run."""
+    if game == "rope_team_v0":
+        single = single_env_rate(seconds)
+        print(f"single env: {single['decisions_per_cpu_second']:,} decisions/CPU-s", flush=True)
+        rows = []
+        for n in SIZES:
+            rows.append({"variant": "batched", **batched_rate(n, seconds)})
+            print(f"batched N={n}: {rows[-1]['decisions_per_cpu_second']:,} decisions/CPU-s, "
+                  f"{rows[-1]['peak_memory_mb']} MB", flush=True)
+        best = max(rows, key=lambda r: r["decisions_per_cpu_second"])
+        return {"game": game, "level": LEVEL, "single_env": single, "batched": rows, "best_n": best["n"],
+                "best_decisions_per_cpu_second": best["decisions_per_cpu_second"],
+                "ratio_to_single_env": round(best["decisions_per_cpu_second"] / single["decisions_per_cpu_second"], 1),
+                **_machine()}
+    single = {"silent": summit_single_rate(seconds, talk=False), "talking": summit_single_rate(seconds, talk=True)}
+    for kind, r in single.items():
+        print(f"single env, {kind}: {r['decisions_per_cpu_second']:,} agent-actions/CPU-s", flush=True)
+    rows, best = [], {}
+    for variant in SUMMIT_VARIANTS:
+        for n in SIZES:
+            if variant == "talking" and n > TALKING_MASK_UP_TO:
+                continue
+            rows.append(summit_batched_rate(n, variant, seconds))
+            print(f"{variant}, N={n}: {rows[-1]['decisions_per_cpu_second']:,} agent-actions/CPU-s, "
+                  f"{rows[-1]['peak_memory_mb']} MB", flush=True)
+        top = max((r for r in rows if r["variant"] == variant), key=lambda r: r["decisions_per_cpu_second"])
+        against = single["talking" if variant.startswith("talking") else "silent"]["decisions_per_cpu_second"]
+        best[variant] = {"n": top["n"], "decisions_per_cpu_second": top["decisions_per_cpu_second"],
+                         "ratio_to_single_env": round(top["decisions_per_cpu_second"] / against, 1)}
+    return {"game": game, "level": LEVEL, "decision": "one seat's action in one tick (agent-action)",
+            "single_env": single, "batched": rows, "best": best, **_machine()}
+
+
+def engine(out: Path, seconds: float, game: str) -> dict:
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / "engine.json"
+    results = json.loads(path.read_text()) if path.exists() else {}
+    if "game" in results:  # the first format held one game's result
+        results = {results["game"]: results}
+    result = measure(game, seconds)
+    results[game] = result
+    path.write_text(json.dumps(results, indent=1))
+    fields = ["game", "variant", "n", "steps", "decisions", "games_started", "cpu_seconds", "decisions_per_cpu_second",
+              "peak_memory_mb"]
+    with open(out / "engine.csv", "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=fields)
+        writer.writeheader()
+        for name, r in sorted(results.items()):
+            writer.writerows({"game": name, "variant": kind, "decisions": single["decisions"],
+                              "games_started": single["games"], "cpu_seconds": single["cpu_seconds"],
+                              "decisions_per_cpu_second": single["decisions_per_cpu_second"]}
+                             for kind, single in _singles(r).items())
+            writer.writerows({"game": name, "variant": "batched", **row} for row in r["batched"])
+    _plot(results, out / "engine_scaling.png")
+    print(json.dumps({k: v for k, v in result.items() if k not in ("batched", "single_env")}))
+    return result
+
+
+def _singles(result: dict) -> dict[str, dict]:
+    """A game's single-env measurements by name: "single env", or "single env, silent" and so on."""
+    singles = result["single_env"]
+    if "decisions_per_cpu_second" in singles:
+        return {"single env": singles}
+    return {f"single env, {kind}": single for kind, single in singles.items()}
+
+
+def _plot(results: dict, path: Path) -> list[Path]:
+    """Every measured game's rate and memory against N (PNG and SVG), with the single envs' rates and the
+    targets as lines."""
+    from .charts import Level, scaling_chart
+
+    rates, memory, levels = {}, {}, []
+    for name, result in sorted(results.items()):
+        title = name.replace("_v0", "").replace("_", " ").title()
+        for variant in dict.fromkeys(r.get("variant", "batched") for r in result["batched"]):
+            rows = [r for r in result["batched"] if r.get("variant", "batched") == variant]
+            rates[f"{title}, {variant}"] = [(r["n"], r["decisions_per_cpu_second"]) for r in rows]
+            memory[f"{title}, {variant}"] = [(r["n"], r["peak_memory_mb"]) for r in rows]
+        for kind, single in _singles(result).items():  # drawn in the colour of the batched play it compares with
+            variant = "talking" if kind.endswith("talking") else "silent" if kind.endswith("silent") else "batched"
+            levels.append(Level(f"{title}: {kind}", single["decisions_per_cpu_second"], series=f"{title}, {variant}"))
+        levels.append(Level(f"{title}: target", TARGETS[name], target=True))
+    return scaling_chart("Random legal play, observation and mask read every decision", rates, memory, levels,
+                         path, y_label="decisions (agent-actions) per CPU-second")
+
+
+# ----------------------------------------------------------------------------- trainer
+def sb3_rate(steps: int, threads: int) -> dict:
+    import torch
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from cardzoo.training.train import GAMES, TrainConfig
+
+    cfg = TrainConfig(game="rope_team", imitate=None, hidden=(128, 128), threads=threads)
+    torch.set_num_threads(threads)
+    vec = DummyVecEnv(GAMES["rope_team"]["vec_envs"](cfg))
+    model = MaskablePPO("MlpPolicy", vec, learning_rate=cfg.learning_rate, n_steps=cfg.n_steps,
+                        batch_size=cfg.batch_size, n_epochs=cfg.n_epochs, gamma=cfg.gamma, gae_lambda=cfg.gae_lambda,
+                        clip_range=cfg.clip_range, ent_coef=cfg.ent_coef, seed=0, device="cpu",
+                        policy_kwargs={"net_arch": {"pi": [128, 128], "vf": [128, 128]}})
+    wall, cpu = time.time(), time.process_time()
+    model.learn(total_timesteps=steps)
+    wall, cpu = time.time() - wall, time.process_time() - cpu
+    return {"trainer": "sb3 MaskablePPO (cardzoo train)", "steps": int(model.num_timesteps),
+            "n_envs": cfg.n_envs, "n_steps": cfg.n_steps, "batch_size": cfg.batch_size, "epochs": cfg.n_epochs,
+            "wall_seconds": round(wall, 1), "cpu_seconds": round(cpu, 1),
+            "steps_per_second": round(model.num_timesteps / wall),
+            "steps_per_cpu_second": round(model.num_timesteps / cpu)}
+
+
+def batched_trainer_rate(steps: int, threads: int, out: Path) -> dict:
+    from cardzoo.training.ppo_batched import BatchedConfig, train
+
+    cfg = BatchedConfig(steps=steps, hidden=(128, 128), update_epochs=4, eval_games=1, eval_every=10**12,
+                        threads=threads, out=str(out))
+    train(cfg, command="batched_bench trainer")
+    run = json.loads((out / "run.json").read_text())
+    return {"trainer": "cardzoo.training.ppo_batched", "steps": run["steps"], "num_envs": cfg.num_envs,
+            "num_steps": cfg.num_steps, "minibatch_size": cfg.minibatch_size, "epochs": cfg.update_epochs,
+            "wall_seconds": run["learn_seconds"], "cpu_seconds": run["learn_cpu_seconds"],
+            "steps_per_second": round(run["steps"] / run["learn_seconds"]),
+            "steps_per_cpu_second": round(run["steps"] / run["learn_cpu_seconds"])}
+
+
+def trainer(out: Path, sb3_steps: int, batched_steps: int, threads: int) -> dict:
+    import tempfile
+
+    sb3 = sb3_rate(sb3_steps, threads)
+    print(f"sb3: {sb3['steps_per_second']:,} steps/s ({sb3['steps_per_cpu_second']:,} per CPU-s)", flush=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        batched = batched_trainer_rate(batched_steps, threads, Path(tmp))
+    print(f"batched: {batched['steps_per_second']:,} steps/s ({batched['steps_per_cpu_second']:,} per CPU-s)",
+          flush=True)
+    result = {"game": "rope_team_v0", "levels": ["easy", "normal", "hard", "expert"], "network": "128-128 tanh",
+              "threads": threads, "sb3": sb3, "batched": batched,
+              "ratio_wall": round(batched["steps_per_second"] / sb3["steps_per_second"], 1),
+              "ratio_cpu": round(batched["steps_per_cpu_second"] / sb3["steps_per_cpu_second"], 1), **_machine()}
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "trainer.json").write_text(json.dumps(result, indent=1))
+    print(json.dumps({k: result[k] for k in ("ratio_wall", "ratio_cpu")}))
+    return result
+
+
+def _machine() -> dict:
+    import os
+
+    return {"cpu_count": os.cpu_count(), "load_average": [round(x, 2) for x in os.getloadavg()],
+            "python": platform.python_version(), "numpy": np.__version__, "date": time.strftime("%Y-%m-%d")}
+
+
+def main(argv: list[str] | None = None) -> dict:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("what", choices=("engine", "trainer"))
+    parser.add_argument("--game", choices=("rope_team", "summit_rush"), default="rope_team",
+                        help="engine: the game to measure")
+    parser.add_argument("--out", default="evaluation/results/batched", help="folder for the results")
+    parser.add_argument("--seconds", type=float, default=5.0, help="engine: CPU seconds per measurement")
+    parser.add_argument("--sb3-steps", type=int, default=65_536, help="trainer: SB3 env steps (8 rollouts)")
+    parser.add_argument("--batched-steps", type=int, default=327_680, help="trainer: batched env steps (10 rollouts)")
+    parser.add_argument("--threads", type=int, default=1, help="trainer: torch threads for both")
+    args = parser.parse_args(argv)
+    out = Path(args.out)
+    if args.what == "engine":
+        return engine(out, args.seconds, f"{args.game}_v0")
+    return trainer(out, args.sb3_steps, args.batched_steps, args.threads)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,366 @@
+"""``cardzoo serve``: play with the agents in a browser (a local FastAPI app; the ``web`` extra).
+
+The page (``static/``: plain HTML, CSS and JavaScript, no build step) asks for a game, a level or variant, a seat
+and the agents, then shows the table as that seat sees it. The JSON API behind it:
+
+    GET  /api/catalog                  the games, their variants, seats, agents and Summit Rush's paces
+    POST /api/games                    {game, variant, seat, agents, seconds_per_move?} -> 201 the new game's view
+    GET  /api/games/{id}               the person's view of the table
+    POST /api/games/{id}/move          {seat, action, message?, step?} -> the view after the move
+    POST /api/games/{id}/again         {deal: "same" | "new"} -> 201 a new game (same seating; same or new deal)
+    WS   /api/games/{id}/events        the view, pushed after every change (Summit Rush's clock ticks)
+
+A view is built from the person's seat's observations only (``views.py``): never from the game state, and without
+the game's seed (which would give the deal away). Bad requests change nothing and get a 4xx with
+``{"error": message}``: an illegal move 400, another player's seat 403, an unknown (or forgotten) game 404, a move
+out of turn, on a finished game or from a stale view (``step`` is the view's move count) 409, malformed JSON 422.
+One server holds many games; each has its own table.
+
+Summit Rush runs in real time here: the server keeps the clock, one tick every ``seconds_per_move`` (by default the
+env's ``seconds_per_action``, 3 s; "practice" is twice as slow), starting when the page connects to the events
+socket. The agents act every tick; the person's last click before a tick is their action in it (no click: wait),
+with the message chosen beside it.
+
+Every game is appended to ``<data>/games.jsonl`` (``records.py``) when it ends; games left unfinished are saved
+when they are forgotten (the server holds ``MAX_GAMES``) or when the server stops.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+import secrets
+import time
+from pathlib import Path
+from typing import Any, Literal
+
+from fastapi import FastAPI, WebSocket, WebSocketDisconnect
+from fastapi.exceptions import RequestValidationError
+from fastapi.requests import Request
+from fastapi.responses import FileResponse, JSONResponse
+from fastapi.staticfiles import StaticFiles
+from pydantic import BaseModel, ConfigDict, Field
+
+from cardzoo.agents.registry import agent_names
+from cardzoo.envs.common.errors import CardzooError, GameOverError
+
+from . import records
+from .table import HUMAN, Table, TickTable, refusal
+
+STATIC = Path(__file__).resolve().parent / "static"
+MAX_GAMES = 200  # games held at once; the oldest are saved and forgotten beyond this
+PRACTICE = 2.0  # the practice pace: this many times slower than real time
+
+# What the page offers: per game its title, variants (env options) and which agents may sit at it.
+CATALOG: dict[str, dict[str, Any]] = {
+    "rope_team": {
+        "env": "rope_team_v0", "title": "Rope Team", "default": "normal",
+        "variants": {"easy": {"level": "easy"}, "normal": {"level": "normal"}, "hard": {"level": "hard"},
+                     "expert": {"level": "expert"}, "normal, open hands": {"level": "normal", "open_hands": True},
+                     "normal, two deals": {"level": "normal", "max_deals": 2}},
+    },
+    "rook": {
+        "env": "rook_v0", "title": "Rook for Two", "default": "one round",
+        "variants": {"one round": {"rounds": 1}, "game to 250": {"target_score": 250}, "game to 500": {}},
+    },
+    "summit_rush": {
+        "env": "summit_rush_v0", "title": "Summit Rush", "default": "normal",
+        "variants": {"normal": {"level": "normal"}, "hard": {"level": "hard"}, "expert": {"level": "expert"},
+                     "normal, silent": {"level": "normal", "talk": False},
+                     "hard, silent": {"level": "hard", "talk": False}},
+    },
+}
+for _spec in CATALOG.values():
+    _spec["agents"] = sorted(agent_names(_spec["env"]), key=lambda n: (n != "learned", n))
+
+
+class ApiError(Exception):
+    def __init__(self, status: int, message: str):
+        super().__init__(message)
+        self.status = status
+
+
+class _Body(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+class NewGame(_Body):
+    game: str
+    variant: str | None = None
+    seat: str = "player_0"
+    agents: list[str] | None = None  # for the other seats, in seat order (cycled); default the game's first agent
+    pace: Literal["real", "practice"] = "real"  # Summit Rush: the env's seconds_per_action, or PRACTICE times that
+    seconds_per_move: float | None = Field(None, ge=0.05, le=60.0)  # Summit Rush: any other pace
+
+
+class MoveIn(_Body):
+    seat: str
+    action: int
+    message: int = 0  # Summit Rush in a talking game: what to say with the move
+    step: int | None = None  # the view's move count; a different one means the view is stale
+
+
+class Again(_Body):
+    deal: Literal["same", "new"]
+
+
+class LiveGame:
+    """A game the server holds: its table, the person's seat, the clock (Summit Rush) and the pages listening."""
+
+    def __init__(self, game_id: str, spec: dict[str, Any], table: Table, pace: float | None, data: Path):
+        self.id, self.spec, self.table, self.pace, self.data = game_id, spec, table, pace, data
+        self.seed = table.seed  # kept on the server: the seed gives the deal away, so no view holds it
+        self.seat = table.humans[0]
+        self.queued: dict[int, int] = {}
+        self.listeners: set[WebSocket] = set()
+        self.clock: asyncio.Task | None = None
+        self.next_tick_at: float | None = None
+        self.saved = False
+
+    def view(self) -> dict[str, Any]:
+        table, seat = self.table, self.seat
+        view = table.views[seat].to_json()
+        catalog = CATALOG[self.spec["game"]]
+        view.update({
+            "id": self.id, "title": catalog["title"], "variant": self.spec["variant"], "seat": table.seats[seat],
+            "players": [{"seat": s, "player": "you" if i == seat else table.players[i]}
+                        for i, s in enumerate(table.seats)],
+            "steps": table.steps, "over": table.over, "outcome": table.outcome(seat), "info": table.info,
+        })
+        if isinstance(table, TickTable):
+            queued = self.queued.get(seat)
+            n_moves = table.env.n_moves
+            names = {m.action: m.label for m in table.views[seat].legal}
+            view["your_turn"] = not table.over
+            view["queued"] = None if queued is None else {
+                "action": queued % n_moves, "label": names.get(queued % n_moves, "wait"), "message": queued // n_moves}
+            left = None if self.next_tick_at is None else max(0.0, self.next_tick_at - time.monotonic())
+            view["clock"] = {"seconds_per_move": self.pace, "running": self.clock is not None and not table.over,
+                             "next_tick_in": left}
+        else:
+            view["your_turn"] = table.to_move == seat
+        return view
+
+    def move(self, body: MoveIn) -> None:
+        table = self.table
+        if body.seat not in table.seats:
+            raise ApiError(400, f"no seat {body.seat!r} at this table; seats: {', '.join(table.seats)}")
+        index = table.seats.index(body.seat)
+        if index != self.seat:
+            raise ApiError(403, f"{body.seat} is played by the agent {table.players[index]!r}; you sit at "
+                                f"{table.seats[self.seat]}")
+        if table.over:
+            raise ApiError(409, f"the game is over: {table.outcome(self.seat)}")
+        if body.step is not None and body.step != table.steps:
+            raise ApiError(409, f"stale view: it shows move {body.step}, the table is at move {table.steps}")
+        if isinstance(table, TickTable):
+            if not 0 <= body.message < table.env.config.n_messages:
+                raise ApiError(400, f"message {body.message} is not one of 0..{table.env.config.n_messages - 1}"
+                                    + ("" if table.env.config.talk else " (this game is silent)"))
+            if not 0 <= body.action < table.env.n_moves:
+                raise ApiError(400, f"move {body.action} is out of range 0..{table.env.n_moves - 1}")
+            action = body.message * table.env.n_moves + body.action
+            table.check(self.seat, action)
+            self.queued[self.seat] = action  # the table does not change until the tick: still legal then
+            return
+        if body.message:
+            raise ApiError(400, "only Summit Rush's talking games take a message")
+        if table.to_move != self.seat:
+            raise ApiError(409, f"it is not your turn: {table.seats[table.to_move]} is to move")
+        table.play(self.seat, body.action)
+        table.advance()
+
+    # ------------------------------------------------------------------------ pushing, the clock, saving
+    async def push(self) -> None:
+        if not self.listeners:
+            return
+        view = self.view()
+        for ws in list(self.listeners):
+            try:
+                await ws.send_json(view)
+            except Exception:  # a page that went away
+                self.listeners.discard(ws)
+
+    def start_clock(self) -> None:
+        if isinstance(self.table, TickTable) and self.clock is None and not self.table.over:
+            self.clock = asyncio.get_running_loop().create_task(self._run_clock())
+
+    async def _run_clock(self) -> None:
+        loop = asyncio.get_running_loop()
+        next_at = loop.time()
+        while not self.table.over:
+            next_at += self.pace
+            self.next_tick_at = time.monotonic() + (next_at - loop.time())
+            await self.push()
+            await asyncio.sleep(max(0.0, next_at - loop.time()))
+            self.tick()
+        self.next_tick_at = None
+        await self.push()
+
+    def tick(self) -> None:
+        """One tick of Summit Rush with the moves queued since the last (a person without one waits)."""
+        moves, self.queued = self.queued, {}
+        self.table.tick(moves)
+        if self.table.over:
+            self.save()
+
+    def save(self) -> None:
+        """Append the game to the data file once (finished or, when forgotten, as far as it went)."""
+        if self.saved or not self.table.over and not self.table.steps:
+            return
+        extra = {"variant": self.spec["variant"]}
+        if self.pace is not None:
+            extra["seconds_per_move"] = self.pace
+        records.append(self.data, self.table.entry("browser", **extra))
+        self.saved = True
+
+
+class Games:
+    """The games a server holds, by id."""
+
+    def __init__(self, data: Path, seed: int | None = None):
+        self.data = data
+        self.games: dict[str, LiveGame] = {}
+        self.rng = random.Random(seed)
+
+    def get(self, game_id: str) -> LiveGame:
+        live = self.games.get(game_id)
+        if live is None:
+            raise ApiError(404, f"no game {game_id!r} here (finished long ago, or the server restarted): start a new "
+                                "one")
+        return live
+
+    def create(self, spec: dict[str, Any], seed: int | None = None, reset_options: dict | None = None) -> LiveGame:
+        """A new game from a checked ``spec`` (``check``); ``seed`` None deals a new deal."""
+        catalog = CATALOG[spec["game"]]
+        seed = self.rng.randrange(2**31) if seed is None else seed
+        table = Table.open(catalog["env"], catalog["variants"][spec["variant"]], spec["players"], seed,
+                           reset_options=reset_options)
+        pace = None
+        if isinstance(table, TickTable):
+            real = table.env.config.seconds_per_action
+            pace = spec["seconds_per_move"] or (real * PRACTICE if spec["pace"] == "practice" else real)
+        live = LiveGame(secrets.token_urlsafe(9), spec, table, pace, self.data)
+        if not isinstance(table, TickTable):
+            table.advance()
+        while len(self.games) >= MAX_GAMES:
+            self.forget(next(iter(self.games)))
+        self.games[live.id] = live
+        return live
+
+    def forget(self, game_id: str) -> None:
+        live = self.games.pop(game_id)
+        if live.clock is not None:
+            live.clock.cancel()
+        live.save()
+
+    @staticmethod
+    def check(body: NewGame) -> dict[str, Any]:
+        """The game a request asks for, with every choice checked (``ApiError`` 400 naming a bad one)."""
+        if body.game not in CATALOG:
+            raise ApiError(400, f"unknown game {body.game!r}; games: {', '.join(CATALOG)}")
+        catalog = CATALOG[body.game]
+        variant = catalog["default"] if body.variant is None else body.variant
+        if variant not in catalog["variants"]:
+            raise ApiError(400, f"unknown variant {variant!r} of {body.game}; variants: "
+                                f"{', '.join(catalog['variants'])}")
+        seats = ["player_0", "player_1"]
+        if body.seat not in seats:
+            raise ApiError(400, f"no seat {body.seat!r}; seats: {', '.join(seats)}")
+        agents = body.agents or [catalog["agents"][0]]
+        unknown = [a for a in agents if a not in catalog["agents"]]
+        if unknown:
+            raise ApiError(400, f"no agent {unknown[0]!r} for {body.game}; agents: {', '.join(catalog['agents'])}")
+        others = iter(agents * len(seats))
+        players = [HUMAN if s == body.seat else next(others) for s in seats]
+        if (body.seconds_per_move is not None or body.pace != "real") and body.game != "summit_rush":
+            raise ApiError(400, f"{body.game} is turn-based: a pace is only for Summit Rush")
+        if body.seconds_per_move is not None and body.pace != "real":
+            raise ApiError(400, "give a pace or seconds_per_move, not both")
+        return {"game": body.game, "variant": variant, "players": players, "pace": body.pace,
+                "seconds_per_move": body.seconds_per_move}
+
+
+def create_app(data: str | Path = records.DEFAULT_DATA, seed: int | None = None) -> FastAPI:
+    """The web app; played games go to ``data/games.jsonl``; ``seed`` seeds the deals (None: fresh entropy)."""
+    games = Games(Path(data), seed)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI):
+        yield
+        for game_id in list(games.games):  # the server stops: save what was being played
+            games.forget(game_id)
+
+    app = FastAPI(title="cardzoo", lifespan=lifespan)
+    app.state.games = games
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+
+    @app.exception_handler(ApiError)
+    async def api_error(request: Request, err: ApiError):
+        return JSONResponse({"error": str(err)}, status_code=err.status)
+
+    @app.exception_handler(CardzooError)
+    async def game_error(request: Request, err: CardzooError):  # an illegal move, refused by the strict env
+        status = 409 if isinstance(err, GameOverError) else 400
+        return JSONResponse({"error": refusal(err)}, status_code=status)
+
+    @app.exception_handler(RequestValidationError)
+    async def bad_request(request: Request, err: RequestValidationError):
+        problems = [f"{'.'.join(str(p) for p in e['loc'][1:]) or 'body'}: {e['msg']}" for e in err.errors()]
+        return JSONResponse({"error": "malformed request: " + "; ".join(problems)}, status_code=422)
+
+    @app.get("/", include_in_schema=False)
+    async def index():
+        return FileResponse(STATIC / "index.html")
+
+    @app.get("/api/catalog")
+    async def catalog():
+        return {name: {"title": c["title"], "default": c["default"], "variants": list(c["variants"]),
+                       "agents": c["agents"], "seats": ["player_0", "player_1"],
+                       "paces": {"real": "real time", "practice": f"practice ({PRACTICE:g} times slower)"}
+                       if name == "summit_rush" else None}
+                for name, c in CATALOG.items()}
+
+    @app.post("/api/games", status_code=201)
+    async def new_game(body: NewGame):
+        return games.create(games.check(body)).view()
+
+    @app.get("/api/games/{game_id}")
+    async def get_game(game_id: str):
+        return games.get(game_id).view()
+
+    @app.post("/api/games/{game_id}/move")
+    async def move(game_id: str, body: MoveIn):
+        live = games.get(game_id)
+        live.move(body)
+        if live.table.over:
+            live.save()
+        view = live.view()  # the table right after the move (a tick may come while the pages are told)
+        await live.push()
+        return view
+
+    @app.post("/api/games/{game_id}/again", status_code=201)
+    async def again(game_id: str, body: Again):
+        live = games.get(game_id)
+        return games.create(live.spec, seed=live.seed if body.deal == "same" else None).view()
+
+    @app.websocket("/api/games/{game_id}/events")
+    async def events(ws: WebSocket, game_id: str):
+        live = games.games.get(game_id)
+        if live is None:
+            await ws.close(code=4404, reason="no such game")
+            return
+        await ws.accept()
+        live.listeners.add(ws)
+        await ws.send_json(live.view())
+        live.start_clock()
+        try:
+            while True:
+                await ws.receive_text()  # the page sends nothing; this waits for it to leave
+        except WebSocketDisconnect:
+            pass
+        finally:
+            live.listeners.discard(ws)
+
+    return app

@@ -1,0 +1,461 @@
+"""What one seat sees, for people: the table as JSON for the browser and as text for the terminal.
+
+A view is built only from what its seat is shown: the seat's own observations, decoded by the env's ``describe``,
+and the moves made at the table as everyone there sees them (a card played face up, a bid, a draw; a Rook discard
+only as "a card"). It never reads the game state, so the browser and the terminal show no more than the observation
+holds; ``tests/test_play_server.py`` resamples the hidden cards and checks that the JSON stays the same.
+
+Moves are named as players name them (``Move``): a card by its two characters (``QS``; ``10s``/``ts`` for a ten,
+any case), a bid by its amount, a draw by ``up``/``hidden``; ``pick`` reads what a player typed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from cardzoo.envs.common.cards import (
+    CARD_NAMES,
+    RANKS,
+    STANDARD_CARDS,
+    SUIT_NAMES,
+    SUIT_SYMBOLS,
+    SUITS,
+    card_pretty,
+)
+from cardzoo.envs.rook import rules as rook
+from cardzoo.envs.rook.observer import describe as rook_describe
+from cardzoo.envs.rope_team.observer import describe as rope_describe
+from cardzoo.envs.rope_team.rules import CAMP, HAND, trick_winner
+from cardzoo.envs.summit_rush import rules as summit
+from cardzoo.envs.summit_rush.render import CELL, COLUMNS
+
+LOG_LINES = 12  # log lines the browser gets (the terminal prints each line as it happens)
+
+
+# ---------------------------------------------------------------------------- moves as people name them
+@dataclass(frozen=True)
+class Move:
+    """One legal move: its action, a short code (``QS``, ``bid 75``), a label for people and what may be typed."""
+
+    action: int
+    code: str
+    label: str
+    kind: str  # card, bid, pass, trumps, draw, turn, wait
+    aliases: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {"action": self.action, "code": self.code, "label": self.label, "kind": self.kind}
+
+
+def squeeze(text: str) -> str:
+    """Typed text as it is matched: lower case, no spaces (``"10 H"`` and ``"10h"`` are the same)."""
+    return "".join(text.lower().split())
+
+
+def card_aliases(code: str) -> tuple[str, ...]:
+    """What a player may type for a card: ``qs``; ``th``/``10h`` for a ten; a suit symbol for the letter."""
+    if code == rook.ROOK_NAME:
+        return ("xr", "rook")
+    rank, suit = code[0].lower(), code[1]
+    ranks = (rank, "10") if rank == "t" else (rank,)
+    return tuple(r + s for r in ranks for s in (suit.lower(), SUIT_SYMBOLS[SUITS.index(suit)]))
+
+
+def pick(moves: list[Move], typed: str) -> Move | None:
+    """The move ``typed`` names: its number in the list (from 1) or one of its aliases; None if none matches."""
+    text = squeeze(typed)
+    if text.isdigit() and 1 <= int(text) <= len(moves):
+        return moves[int(text) - 1]
+    return next((m for m in moves if text in m.aliases), None)
+
+
+def letters(text: str) -> str:
+    """``text`` without punctuation ("don't turn" is "dont turn")."""
+    return "".join(ch for ch in text if ch.isalnum() or ch.isspace())
+
+
+def _ago(ticks: int) -> str:
+    return "just now" if not ticks else f"{ticks} move{'s' * (ticks != 1)} ago"
+
+
+def _trumps_index(name: str | None) -> int:
+    return -1 if name is None else SUIT_NAMES.index(name)
+
+
+# ---------------------------------------------------------------------------- one seat's view
+class SeatView:
+    """The table as one seat sees it. ``observe`` takes each new observation of the seat, ``saw`` each move made at
+    the table (before its result is observed); ``to_json`` and ``text`` show it."""
+
+    game = ""
+
+    def __init__(self, seat: int, names: list[str]):
+        self.seat = seat
+        self.names = names  # what this seat calls each seat: "you", "partner", ...
+        self.table: dict[str, Any] = {}
+        self.legal: list[Move] = []
+        self.log: list[str] = []
+        self.last_trick: dict[str, Any] | None = None
+
+    def observe(self, observation: np.ndarray, mask: np.ndarray) -> None:
+        raise NotImplementedError
+
+    def saw(self, seat: int, action: int) -> None:
+        """A move made at the table, as everyone there sees it (called before the move's result is observed)."""
+
+    def who(self, seat: int) -> str:
+        return self.names[seat]
+
+    def _say(self, line: str) -> None:
+        self.log.append(line[0].upper() + line[1:])
+
+    def _trick(self, seat: int, card: int, led_name: str | None, led_by_self: bool, second_wins) -> None:
+        """If ``card``, played by ``seat``, completes a trick, keep the trick and log its winner."""
+        if led_name is None:
+            return
+        leader = self.seat if led_by_self else 1 - self.seat
+        led = self._card_id(led_name)
+        winner = seat if second_wins(led, card) else leader
+        self.last_trick = {"cards": [[self.who(leader), led_name], [self.who(seat), self._card_name(card)]],
+                           "winner": self.who(winner)}
+        self._say(f"{self.who(winner)} won the trick")
+
+    _card_id = staticmethod(STANDARD_CARDS.__getitem__)
+    _card_name = staticmethod(CARD_NAMES.__getitem__)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"game": self.game, "table": self.table_json(), "legal": [m.to_json() for m in self.legal],
+                "last_trick": self.last_trick, "log": self.log[-LOG_LINES:]}
+
+    def table_json(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def text(self) -> str:
+        raise NotImplementedError
+
+
+class RopeTeamView(SeatView):
+    """Rope Team: the ridge from the seat's own end (position 0) to the partner's end (8)."""
+
+    game = "rope_team_v0"
+
+    def __init__(self, seat: int):
+        super().__init__(seat, ["you", "partner"] if seat == 0 else ["partner", "you"])
+
+    def observe(self, observation: np.ndarray, mask: np.ndarray) -> None:
+        t, before = rope_describe(observation), self.table
+        if before:
+            if t["deal"] != before["deal"]:
+                self._say(f"deal {t['deal']} is dealt: {'you lead' if t['self_leads'] else 'your partner leads'}")
+            if t["ropes"] < before["ropes"]:
+                self._say("a safety rope catches the coin at the end of the ridge")
+            for pos, (old, new) in enumerate(zip(before["ridge"], t["ridge"], strict=True)):
+                if old == "??" and new != "??":
+                    side = "your end" if pos == 0 else "your partner's end" if pos == 8 else f"position {pos}"
+                    trumps = f"; {t['trumps']} are trumps" if t["trumps_rule"] else ""
+                    self._say(f"the coin turns up {card_pretty(STANDARD_CARDS[new])} at {side}{trumps}")
+        self.table = t
+        self.legal = [Move(int(c), CARD_NAMES[c], card_pretty(int(c)), "card", card_aliases(CARD_NAMES[c]))
+                      for c in np.flatnonzero(mask)]
+
+    def saw(self, seat: int, action: int) -> None:
+        t = self.table
+        self._say(f"{self.who(seat)} played {card_pretty(action)}")
+        trumps = _trumps_index(t["trumps"])
+        self._trick(seat, action, t["led"], t["led_by_self"], lambda led, card: not trick_winner(led, card, trumps))
+
+    def table_json(self) -> dict[str, Any]:
+        t = self.table
+        return {
+            "ridge": [None if c == "??" else c for c in t["ridge"]], "coin": t["coin"], "camp": CAMP,
+            "trumps": t["trumps"], "trumps_rule": t["trumps_rule"], "ropes": t["ropes"], "deal": t["deal"],
+            "last_deal": t["last_deal"], "trick": t["trick"] + 1, "hand": t["hand"],
+            "partner_hand": t["partner_hand"], "partner_cards": HAND - len(t["played_partner"]),
+            "led": None if t["led"] is None else {"by": "you" if t["led_by_self"] else "partner", "card": t["led"]},
+            "played_self": t["played_self"], "played_partner": t["played_partner"], "you_lead": t["self_leads"],
+            "your_turn": t["self_to_move"], "open_hands": t["open_hands"],
+        }
+
+    def text(self) -> str:
+        t = self.table
+        cells = [f"[{'??' if c == '??' else card_pretty(STANDARD_CARDS[c]):>3}]" for c in t["ridge"]]
+        marks = ["  ^  " if pos == t["coin"] else "camp " if pos == CAMP else "     " for pos in range(9)]
+        last = "  (the last deal)" if t["last_deal"] else ""
+        lines = [
+            f"Rope Team - deal {t['deal']}{last}, trick {t['trick'] + 1}/13   trumps: {t['trumps'] or 'none'}   "
+            f"ropes left: {t['ropes']}",
+            "your end " + " ".join(cells) + " partner's end",
+            "         " + " ".join(marks) + "   (^ = the coin)",
+        ]
+        if t["led"] is not None:
+            lines.append(f"current trick: {'you' if t['led_by_self'] else 'your partner'} led "
+                         f"{card_pretty(STANDARD_CARDS[t['led']])}")
+        if self.last_trick:
+            lines.append("last trick: " + _trick_text(self.last_trick, lambda c: card_pretty(STANDARD_CARDS[c])))
+        lines.append("your hand: " + " ".join(card_pretty(STANDARD_CARDS[c]) for c in t["hand"]))
+        if t["partner_hand"] is not None:
+            lines.append("partner's hand: " + " ".join(card_pretty(STANDARD_CARDS[c]) for c in t["partner_hand"]))
+        else:
+            left = HAND - len(t["played_partner"])
+            lines.append(f"partner's hand: {left} card{'s' * (left != 1)}, hidden")
+        return "\n".join(lines)
+
+
+def _trick_text(trick: dict[str, Any], pretty) -> str:
+    (first, a), (second, b) = trick["cards"]
+    return f"{first} {pretty(a)}, {second} {pretty(b)} - {trick['winner']} won"
+
+
+class RookView(SeatView):
+    """Rook for Two: the seat's hand, the bidding, the draw pile's face-up card and the tricks."""
+
+    game = "rook_v0"
+
+    def __init__(self, seat: int, target_score: int):
+        super().__init__(seat, ["you", "opponent"] if seat == 0 else ["opponent", "you"])
+        self.target_score = target_score
+
+    _card_id = staticmethod(rook.NAMES.__getitem__)
+    _card_name = staticmethod(rook.card_name)
+
+    def observe(self, observation: np.ndarray, mask: np.ndarray) -> None:
+        t, before = rook_describe(observation), self.table
+        if before and (t["total_self"], t["total_opp"]) != (before["total_self"], before["total_opp"]):
+            self._say(f"the round is scored: totals you {t['total_self']}, opponent {t['total_opp']}")
+        self.table = t
+        self.legal = [self._move(int(a), t) for a in np.flatnonzero(mask)]
+
+    @staticmethod
+    def _move(a: int, t: dict[str, Any]) -> Move:
+        if a < rook.N_CARDS:
+            return Move(a, rook.card_name(a), rook.card_pretty(a), "card", card_aliases(rook.card_name(a)))
+        if a < rook.PASS:
+            amount = rook.BID_AMOUNTS[a - rook.BID0]
+            return Move(a, f"bid {amount}", f"bid {amount}", "bid", (f"bid{amount}", str(amount), f"b{amount}"))
+        if a == rook.PASS:
+            return Move(a, "pass", "pass", "pass", ("pass", "p"))
+        if a < rook.TAKE_UP:
+            suit = a - rook.TRUMP0
+            name = SUIT_NAMES[suit]
+            return Move(a, name, f"{SUIT_SYMBOLS[suit]} {name}", "trumps",
+                        (name, name[:-1], SUITS[suit].lower(), SUIT_SYMBOLS[suit], f"trumps{name}"))
+        if a == rook.TAKE_UP:
+            return Move(a, "up", f"take the face-up {rook.card_pretty(rook.NAMES[t['face_up']])}", "draw",
+                        ("up", "faceup", "takeup"))
+        return Move(a, "hidden", "take the hidden card", "draw", ("hidden", "down", "takehidden"))
+
+    def saw(self, seat: int, action: int) -> None:
+        t, who = self.table, self.who(seat)
+        other = self.who(1 - seat)
+        phase = t["phase"]
+        if phase == "bid":
+            self._say(f"{who} passed" if action == rook.PASS else f"{who} bid {rook.BID_AMOUNTS[action - rook.BID0]}")
+        elif phase == "trump":
+            suit = action - rook.TRUMP0
+            self._say(f"{who} took the Nest and named {SUIT_SYMBOLS[suit]} {SUIT_NAMES[suit]} trumps")
+        elif phase == "discard":
+            self._say(f"you discarded {rook.card_pretty(action)}" if seat == self.seat else f"{who} discarded a card")
+        elif phase == "draw":
+            face = rook.card_pretty(rook.NAMES[t["face_up"]])
+            if action == rook.TAKE_UP:
+                self._say(f"{who} took the face-up {face}; {other} got the hidden card")
+            else:
+                self._say(f"{who} took the hidden card; {other} got the face-up {face}")
+        elif phase == "play":
+            self._say(f"{who} played {rook.card_pretty(action)}")
+            trumps = _trumps_index(t["trumps"])
+            self._trick(seat, action, t["led"], t["led_by_self"],
+                        lambda led, card: rook.second_wins(led, card, trumps))
+
+    def table_json(self) -> dict[str, Any]:
+        t = self.table
+        return {
+            "phase": t["phase"], "hand": t["hand"], "bids_self": t["bids_self"], "bids_opp": t["bids_opp"],
+            "passed_self": t["passed_self"], "passed_opp": t["passed_opp"], "high_bid": t["high_bid"],
+            "bidder": {"self": "you", "opp": "opponent"}.get(t["bidder"]), "trumps": t["trumps"],
+            "nest": t["nest"], "discards": t["discards"], "face_up": t["face_up"], "opp_known": t["opp_known"],
+            "self_known": t["self_known"], "played_self": t["played_self"], "played_opp": t["played_opp"],
+            "led": None if t["led"] is None else {"by": "you" if t["led_by_self"] else "opponent", "card": t["led"]},
+            "tricks": [t["tricks_self"], t["tricks_opp"]], "points": [t["points_self"], t["points_opp"]],
+            "totals": [t["total_self"], t["total_opp"]], "target_score": self.target_score,
+            "you_dealt": t["self_dealt"], "your_turn": t["self_to_move"],
+        }
+
+    def text(self) -> str:
+        t = self.table
+
+        def cards(names: list[str]) -> str:
+            return " ".join(rook.card_pretty(rook.NAMES[c]) for c in names) or "-"
+
+        bids = (f"you {', '.join(map(str, t['bids_self'])) or '-'}{' (passed)' if t['passed_self'] else ''}; "
+                f"opponent {', '.join(map(str, t['bids_opp'])) or '-'}{' (passed)' if t['passed_opp'] else ''}")
+        contract = f"   contract: {t['high_bid']} by {'you' if t['bidder'] == 'self' else 'opponent'}" if t[
+            "bidder"] else ""
+        lines = [
+            f"Rook for Two - phase {t['phase']}   totals: you {t['total_self']}, opponent {t['total_opp']} "
+            f"(to {self.target_score})",
+            f"bids: {bids}{contract}   trumps: {t['trumps'] or 'not named'}",
+        ]
+        if t["nest"]:
+            lines.append(f"the Nest you took: {cards(t['nest'])}   your discards: {cards(t['discards'])}")
+        if t["face_up"]:
+            lines.append(f"face-up card on the draw pile: {cards([t['face_up']])}")
+        lines.append(f"tricks: you {t['tricks_self']} ({t['points_self']} pts), opponent {t['tricks_opp']} "
+                     f"({t['points_opp']} pts)")
+        if t["led"] is not None:
+            lines.append(f"current trick: {'you' if t['led_by_self'] else 'opponent'} led {cards([t['led']])}")
+        if self.last_trick:
+            lines.append("last trick: " + _trick_text(self.last_trick, lambda c: rook.card_pretty(rook.NAMES[c])))
+        lines.append(f"your hand: {cards(t['hand'])}")
+        if t["opp_known"]:
+            lines.append(f"opponent holds (you saw them): {cards(t['opp_known'])}")
+        return "\n".join(lines)
+
+
+class SummitRushView(SeatView):
+    """Summit Rush: the public table (every seat sees the same), the messages heard and the seat's own moves."""
+
+    game = "summit_rush_v0"
+
+    def __init__(self, seat: int, config: summit.Config, describe):
+        players = config.players
+        names = [("you" if p == seat else "partner" if players == 2 else f"player_{p}") for p in range(players)]
+        super().__init__(seat, names)
+        self.config = config
+        self.describe = describe
+        self.turn, self.wait = summit.N_PEAKS * players, summit.N_PEAKS * players + 1
+
+    def observe(self, observation: np.ndarray, mask: np.ndarray) -> None:
+        t = self.describe(observation)
+        for p, heard in enumerate(t["heard"] or []):
+            if heard is not None and heard[1] == 0:  # said during the last tick, heard now
+                self._say(f"{self.who(p)} said \"{heard[0]}\"")
+        self.table = t
+        moves = np.flatnonzero(mask[: self.config.n_moves])
+        self.legal = [self._move(int(a), t, moves) for a in moves]
+
+    def pile_name(self, pile: int) -> str:
+        return "your pile" if pile == self.seat else f"{self.who(pile)}'s pile"
+
+    def _move(self, a: int, t: dict[str, Any], legal: np.ndarray) -> Move:
+        if a == self.turn:
+            return Move(a, "turn", "turn your stock", "turn", ("t", "turn"))
+        if a == self.wait:
+            return Move(a, "wait", "wait", "wait", ("w", "wait"))
+        players = self.config.players
+        pos, pile = divmod(a, players)
+        code = t["peaks"][pos]
+        names = card_aliases(code)
+        aliases = tuple(f"{n}{sep}{pile}" for n in names for sep in ("@", ""))
+        # The card's name alone puts it on the seat's own pile if it fits there, else on the first pile it fits.
+        fits = [b % players for b in legal if b < self.turn and b // players == pos]
+        default = self.seat if self.seat in fits else fits[0]
+        if pile == default:
+            aliases += names
+        return Move(a, code, f"{card_pretty(STANDARD_CARDS[code])} -> {self.pile_name(pile)}", "card", aliases)
+
+    def message_moves(self) -> list[Move]:
+        """The messages a player may say (message 0, nothing, left out). Each may be typed in full, by a short form
+        (its ``code``: ``need 9``, ``pile K``, ``taking 12``, ``turn``, ``don't turn``) or as ``#N``."""
+        if not self.config.talk:
+            return []
+        out = []
+        for m in range(1, summit.N_MESSAGES):
+            text = summit.MESSAGES[m]
+            if m in (summit.SAY_TURN, summit.SAY_DONT_TURN):
+                short = {summit.SAY_TURN: "turn", summit.SAY_DONT_TURN: "don't turn"}[m]
+                extra = {"noturn"} if m == summit.SAY_DONT_TURN else set()
+            elif m < summit.SAY_TAKING:
+                rank = (m - summit.SAY_NEED) % 13
+                word = "need" if m < summit.SAY_ON_PILE else "pile"
+                short = f"{word} {summit.RANK_NAMES[rank] if rank != 8 else '10'}"
+                extra = {word + name for name in (summit.RANK_NAMES[rank].lower(), RANKS[rank].lower())}
+            else:
+                short = f"taking {m - summit.SAY_TAKING}"
+                extra = {f"take{m - summit.SAY_TAKING}"}
+            aliases = {squeeze(letters(text)), squeeze(letters(short)), f"#{m}", *extra}
+            out.append(Move(m, short, text, "message", tuple(sorted(aliases))))
+        return out
+
+    def table_json(self) -> dict[str, Any]:
+        t = self.table
+        spa = self.config.seconds_per_action
+        heard = [None if h is None else {"who": self.who(p), "message": h[0], "ago": h[1]}
+                 for p, h in enumerate(t["heard"] or [])]
+        return {
+            "peaks": [None if c is None else "back" if c == "??" else c for c in t["peaks"]],
+            "piles": [{"top": top, "owner": self.who(p), "stock_left": t["stock_left"][p]}
+                      for p, top in enumerate(t["piles"])],
+            "time_left": t["time_left"], "seconds_left": None if t["time_left"] is None else t["time_left"] * spa,
+            "seconds_per_action": spa, "wrap": t["wrap"], "heard": heard if self.config.talk else None,
+            "messages": [m.to_json() for m in self.message_moves()] or None,
+        }
+
+    def text(self) -> str:
+        t = self.table
+        clock = "untimed" if t["time_left"] is None else (
+            f"{t['time_left']} moves left ({t['time_left'] * self.config.seconds_per_action:g} s of game time)")
+        lines = [f"Summit Rush - {clock}   round the corner {'on' if t['wrap'] else 'off'}"]
+        for row, start in enumerate(summit.ROW_START):
+            chars = [" "] * (CELL * 10 + 2)
+            for pos in range(start, start + summit.ROWS[row]):
+                x = round(COLUMNS[pos] * CELL)
+                card = t["peaks"][pos]
+                face = "  .  " if card is None else "[###]" if card == "??" else \
+                    f"[{card_pretty(STANDARD_CARDS[card]):>3}]"
+                chars[x : x + 5] = face
+            lines.append("".join(chars).rstrip())
+        for p, top in enumerate(t["piles"]):
+            lines.append(f"{self.pile_name(p)}: {card_pretty(STANDARD_CARDS[top])}   stock: {t['stock_left'][p]} left")
+        if t["heard"] is not None:
+            heard = [f"{self.who(p)}: \"{h[0]}\" ({_ago(h[1])})"
+                     for p, h in enumerate(t["heard"]) if h]
+            lines.append("last said - " + ("; ".join(heard) if heard else "nothing yet"))
+        return "\n".join(lines)
+
+
+def make_view(game: str, env, seat: int) -> SeatView:
+    """The view of ``seat`` at a table of ``env`` (its public options only: levels, players, the clock)."""
+    if game == "rope_team_v0":
+        return RopeTeamView(seat)
+    if game == "rook_v0":
+        return RookView(seat, env.unwrapped.config.target_score)
+    return SummitRushView(seat, env.config, env.describe)
+
+
+# ---------------------------------------------------------------------------- the end of a game
+def result(game: str, info: dict[str, Any], seat: int) -> str:
+    """``seat``'s result from the end-of-game info: "win", "loss" or (Rook) "tie"."""
+    if game == "rook_v0":
+        winner = info.get("winner")
+        return "tie" if winner is None else "win" if winner == f"player_{seat}" else "loss"
+    return "win" if info.get("outcome") == "win" else "loss"
+
+
+def outcome_text(game: str, info: dict[str, Any], seat: int) -> str:
+    """One sentence on how the game ended, for ``seat`` (the page and the terminal show it; tests compare it with
+    the replay of the saved record). ``info`` is the env's end-of-game info, which holds no cards."""
+    outcome = info["outcome"]
+    if game == "rope_team_v0":
+        up = f"{info['uncovered']}/8 ridge cards up"
+        return {"win": f"You won: all eight ridge cards are up, in deal {info['win_deal']} after {info['tricks']} "
+                       "tricks.",
+                "fall": f"You lost: the coin fell off the ridge after {info['tricks']} tricks ({up}).",
+                "out_of_deals": f"You lost: out of deals after {info['tricks']} tricks ({up})."}.get(
+            outcome, f"The game ended: {outcome}.")
+    if game == "rook_v0":
+        me, opp = info["totals"][seat], info["totals"][1 - seat]
+        what = "round" if outcome == "rounds_done" and info["rounds"] == 1 else "game"
+        won = {"win": "You won", "loss": "Your opponent won", "tie": "A tie"}[result(game, info, seat)]
+        how = {"bidder_fell": ": the set bidder fell to minus the target", "round_limit": ": cut off at the round "
+               "limit"}.get(outcome, "")
+        return f"{won} the {what}{how}, {me} to {opp} after {info['rounds']} round{'s' * (info['rounds'] != 1)}."
+    if outcome == "win":
+        return f"You won: the peaks are cleared in {info['ticks']} moves with {info['score']} stock cards to spare."
+    left = f"{info['peaks_left']} peak cards left"
+    return {"time": f"You lost: time ran out after {info['ticks']} moves, {left}.",
+            "stuck": f"You lost: stuck after {info['ticks']} moves (no stock, nothing fits), {left}.",
+            "tick_limit": f"Cut off after {info['ticks']} moves, {left}."}.get(outcome, f"The game ended: {outcome}.")

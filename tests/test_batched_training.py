@@ -1,0 +1,122 @@
+"""The batched engines' adapters (Gymnasium VectorEnv, SB3 VecEnv) and the batched PPO trainer, doing real work."""
+
+from __future__ import annotations
+
+import json
+import warnings
+
+import numpy as np
+import pytest
+
+from cardzoo.agents.learned import LearnedAgent
+from cardzoo.envs import rope_team_v0
+from cardzoo.envs.batched import make_batched
+from cardzoo.envs.common.errors import IllegalActionWarning
+from cardzoo.envs.vector import BatchedVectorEnv
+from cardzoo.evaluation.cli import main as cli
+from cardzoo.training import ppo_batched
+from cardzoo.training.train import TrainConfig
+from cardzoo.training.train import evaluate as runner_evaluate
+
+
+def test_gymnasium_vector_view_is_the_shared_policy_view_of_each_game():
+    n = 6
+    envs = BatchedVectorEnv(make_batched("rope_team_v0", n, level="easy", shaping=0.5))
+    obs, infos = envs.reset(seed=40)
+    singles = [rope_team_v0.raw_env(level="easy", shaping=0.5) for _ in range(n)]
+    for i, env in enumerate(singles):
+        env.reset(seed=40 + i)  # Gymnasium's convention: env i of reset(seed=s) plays seed s + i
+    rng = np.random.default_rng(0)
+    ended = 0
+    for _ in range(120):
+        for i, env in enumerate(singles):
+            view = env.observe(env.agent_selection)
+            assert np.array_equal(obs[i], view["observation"]) and infos["seat"][i] == env.game.to_move
+        assert np.array_equal(envs.action_masks(), infos["action_mask"].astype(bool))
+        actions = np.argmax(rng.random((n, 52)) * envs.action_masks(), axis=1)
+        obs, rewards, terminated, truncated, infos = envs.step(actions)
+        assert not truncated.any()
+        for i, env in enumerate(singles):
+            agent = env.agent_selection
+            env.step(int(actions[i]))
+            assert rewards[i] == env.rewards[agent]  # the reward of the seat that decided, as SharedPolicyEnv
+            assert terminated[i] == env.terminations[agent]
+            if terminated[i]:
+                ended += 1
+                assert np.array_equal(infos["final_obs"][i], env.observe(agent)["observation"])
+                assert infos["final_info"]["outcome"][i] == env.infos[agent]["outcome"]
+                env.reset(seed=int(envs.engine.seeds[i]))
+    assert ended >= 10
+
+
+def test_maskable_ppo_trains_on_the_sb3_view():
+    """MaskablePPO, unchanged, learns on the VecEnv view; the engine raises on any illegal action, so every action
+    it took respected the masks."""
+    from sb3_contrib import MaskablePPO
+
+    from cardzoo.training.batched_vec import BatchedVecEnv
+
+    vec = BatchedVecEnv(make_batched("rope_team_v0", 16, level="easy", illegal_action="raise"))
+    model = MaskablePPO("MlpPolicy", vec, n_steps=64, batch_size=256, n_epochs=1, seed=3,
+                        policy_kwargs={"net_arch": [32]})
+    model.learn(2048)
+    assert model.num_timesteps == 2048
+    assert vec.engine.next_seed > 3 + 16  # games ended and were replaced from the stream (reset at seed 3)
+    vec.reset()
+    vec.step_async(np.argmax(vec.action_masks(), axis=1))
+    for _ in range(80):
+        obs, rewards, done, infos = vec.step_wait()
+        if done.any():
+            break
+        vec.step_async(np.argmax(vec.action_masks(), axis=1))
+    i = int(np.flatnonzero(done)[0])
+    assert infos[i]["terminal_observation"].shape == (464,) and infos[i]["outcome"] in ("win", "fall", "out_of_deals")
+    assert rewards.dtype == np.float32 and obs.shape == (16, 464)
+
+
+def test_features_in_the_sb3_view():
+    from cardzoo.agents.features import rope_team_scores
+    from cardzoo.training.batched_vec import BatchedVecEnv
+
+    vec = BatchedVecEnv(make_batched("rope_team_v0", 3), features="rope_team_scores")
+    vec.seed(5)
+    obs = vec.reset()
+    engine_obs = make_batched("rope_team_v0", 3)
+    raw, mask, _ = engine_obs.reset(5)
+    assert obs.shape == (3, 464 + 104) and vec.observation_space.shape == (568,)
+    assert np.array_equal(obs[1], rope_team_scores(raw[1], mask[1]))
+
+
+def test_batched_trainer_end_to_end(tmp_path):
+    """A short run through the command line: the files of a run, a policy LearnedAgent plays, masks respected, and
+    the batched evaluation equal to train.py's evaluation through the runner."""
+    out = tmp_path / "run"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", IllegalActionWarning)  # a masking bug would play illegal cards
+        cli(["train", "rope_team", "--backend", "batched", "--steps", "4096", "--num-envs", "128", "--num-steps", "16",
+             "--minibatch-size", "512", "--eval-games", "30", "--eval-every", "2048", "--hidden", "32",
+             "--imitate", "simple", "--imitate-games", "8", "--imitate-epochs", "1", "--threads", "1",
+             "--out", str(out)])
+    for name in ("policy.npz", "final.npz", "curve.csv", "curve.png", "run.json", "train.log"):
+        assert (out / name).is_file(), name
+    run = json.loads((out / "run.json").read_text())
+    assert run["steps"] == 4096 and run["command"].startswith("cardzoo train rope_team --backend batched")
+    assert [line.split(",")[0] for line in (out / "curve.csv").read_text().split()[1:]] == ["0", "2048", "4096"]
+    agent = LearnedAgent(out / "policy.npz")
+    env = rope_team_v0.env(level="hard")
+    env.reset(seed=1)
+    for _ in env.agent_iter():
+        o, _, term, trunc, _ = env.last()
+        env.step(None if term or trunc else agent.act(o["observation"], o["action_mask"]))
+    cfg = ppo_batched.BatchedConfig(out=str(tmp_path))
+    assert ppo_batched.evaluate(out / "final.npz", cfg, 60) == runner_evaluate(out / "final.npz",
+                                                                             TrainConfig(imitate=None), 60)
+
+
+def test_bad_batched_options():
+    with pytest.raises(SystemExit):
+        ppo_batched.parse_args(["rook"])
+    with pytest.raises(SystemExit):
+        ppo_batched.parse_args(["rope_team", "--num-envs", "2"])  # fewer games than levels
+    with pytest.raises(SystemExit):
+        ppo_batched.parse_args(["rope_team", "--steps", "0"])

@@ -1,0 +1,175 @@
+"""The browser app in a real browser: ``cardzoo serve`` started on 127.0.0.1 (a free port) in a process of its own,
+Debian's chromium driven by Playwright (``.ci/run`` installs chromium; nothing is downloaded). A whole Rope Team
+game and a whole Rook round are played by clicking legal cards and buttons, and a Summit Rush game at a fast pace;
+each page's outcome text must equal the ending of the saved record's replay. Screenshots of each table (during the
+game, and at its end) go to the test's tmp folder; the ones during the game go to ``$CARDZOO_SCREENSHOTS`` if set:
+the README's come from ``CARDZOO_SCREENSHOTS=docs/images pytest tests/test_play_browser.py``."""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import numpy as np
+import pytest
+from playwright.sync_api import sync_playwright
+
+from cardzoo.play import records
+from cardzoo.play.views import outcome_text
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+         "--disable-component-update", "--disable-sync"]  # headless, with a fresh profile: Playwright's own
+SEED = 0  # cardzoo serve --seed: the same deals, so the same games' lengths, on every run
+_DRAWS = random.Random(SEED)
+DEALS = [_DRAWS.randrange(2**31) for _ in range(3)]  # the seeds of that server's first three new deals
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    """``cardzoo serve`` on a free port; yields (url, data folder); stopped with Ctrl-C (as a person would)."""
+    data = tmp_path_factory.mktemp("data")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    process = subprocess.Popen([sys.executable, "-m", "cardzoo.evaluation.cli", "serve", "--host", "127.0.0.1",
+                                "--port", str(port), "--data", str(data), "--seed", str(SEED)], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+    url = f"http://127.0.0.1:{port}/"
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            urllib.request.urlopen(url + "api/catalog", timeout=2).read()
+            break
+        except OSError:
+            if process.poll() is not None or time.monotonic() > deadline:
+                process.kill()
+                raise AssertionError(f"cardzoo serve did not start: {process.communicate()}") from None
+            time.sleep(0.2)
+    yield url, data
+    process.send_signal(2)  # SIGINT: uvicorn shuts down and the app saves what was left unfinished
+    out, err = process.communicate(timeout=30)
+    assert process.returncode in (0, 130, -2), err
+    assert f"playing at {url}" in out
+
+
+@pytest.fixture(scope="module")
+def page():
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        tab = browser.new_page(viewport={"width": 1000, "height": 760})
+        errors = []
+        tab.on("pageerror", lambda err: errors.append(str(err)))
+        yield tab
+        browser.close()
+        assert not errors, errors  # no JavaScript error on any page
+
+
+@pytest.fixture
+def shots(tmp_path) -> Path:
+    folder = Path(os.environ.get("CARDZOO_SCREENSHOTS") or tmp_path)
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def deal(page, url: str, game: str, variant: str, seat: str, agent: str, seconds: str | None = None) -> None:
+    page.goto(url)
+    page.select_option("#game-choice", game)
+    page.select_option("#variant", variant)
+    page.select_option("#seat", seat)
+    page.select_option("#agent", agent)
+    if seconds is not None:
+        page.fill("#seconds", seconds)
+    page.click("#deal")
+    page.wait_for_selector("#play:not([hidden])")
+
+
+def last_saved(data: Path) -> dict:
+    return records.read(data / records.GAMES_FILE)[-1][1]
+
+
+def replayed_outcome(entry: dict, seat: int) -> str:
+    env = records.replay_entry(entry, "the saved game")
+    return outcome_text(entry["record"]["env"], records.final_info(env), seat)
+
+
+def click_through(page, selector: str, rng: np.random.Generator, shot: Path, shot_at: int) -> int:
+    """Click random legal cards and buttons (``selector``) until the summary shows; one screenshot on the way."""
+    clicks = 0
+    while not page.is_visible("#summary"):
+        steps = page.get_attribute("#table", "data-steps")
+        targets = page.locator(selector)
+        n = targets.count()
+        assert n, "no legal move on the page while the game is on"
+        if clicks == shot_at:
+            page.screenshot(path=str(shot))
+        targets.nth(int(rng.integers(n))).click()
+        page.wait_for_function("s => document.getElementById('table').dataset.steps !== s"
+                               " || document.getElementById('error').textContent", arg=steps)
+        assert page.text_content("#error") == "", page.text_content("#error")  # the click was taken
+        clicks += 1
+    return clicks
+
+
+@pytest.mark.parametrize("game, variant, seat, agent, selector, title, shot_at", [
+    ("rope_team", "normal", "player_0", "learned", ".card.legal", "Rope Team", 6),
+    ("rook", "one round", "player_1", "learned", ".card.legal, #moves button.move", "Rook for Two", 14),
+])
+def test_a_whole_game_by_clicking_legal_cards(served, page, shots, tmp_path, game, variant, seat, agent, selector,
+                                              title, shot_at):
+    url, data = served
+    deal(page, url, game, variant, seat, agent)
+    assert page.text_content("#title") == f"{title} — {variant}"
+    hand = page.locator("#table .row:last-child .card")
+    dealt = [el.get_attribute("data-code") for el in hand.all()]
+    clicks = click_through(page, selector, np.random.default_rng(0), shots / f"play_{game}.png", shot_at)
+    page.screenshot(path=str(tmp_path / f"play_{game}_end.png"), full_page=True)
+    entry = last_saved(data)
+    assert entry["where"] == "browser" and entry["finished"] and entry["seats"][seat] == {"player": "human"}
+    assert entry["record"]["seed"] in DEALS  # serve --seed seeded the deals
+    assert entry["seats"]["player_1" if seat == "player_0" else "player_0"]["agent"] == agent
+    moves = entry["record"]["actions"]
+    assert clicks > shot_at and len(moves) > clicks  # the agent moved between the clicks
+    assert page.text_content("#outcome") == replayed_outcome(entry, int(seat[-1]))
+    page.click("#again-same")  # the same deal again: the same cards in hand
+    page.wait_for_selector("#summary", state="hidden")
+    assert [el.get_attribute("data-code") for el in hand.all()] == dealt and len(dealt) >= 11
+
+
+def test_summit_rush_in_real_time_at_a_fast_pace(served, page, shots, tmp_path):
+    url, data = served
+    before = len(records.read(data / records.GAMES_FILE)) if (data / records.GAMES_FILE).exists() else 0
+    deal(page, url, "summit_rush", "normal", "player_0", "learned", seconds="0.25")
+    page.wait_for_selector("#timer:not([hidden])")
+    assert "one move every 0.25 s" in page.text_content("#clock")
+    page.select_option("#message", "3")  # say "I need a 2" with every move
+    rng = np.random.default_rng(0)
+    clicks, shot = 0, False
+    while not page.is_visible("#summary"):
+        cards = page.locator("#peaks .card.legal")
+        if cards.count():
+            try:
+                cards.nth(int(rng.integers(cards.count()))).click(timeout=1000)
+                clicks += 1
+            except Exception:  # the tick came first and the card moved away: real time
+                pass
+            if clicks >= 4 and not shot:
+                page.screenshot(path=str(shots / "play_summit_rush.png"))
+                shot = True
+        time.sleep(0.05)
+    page.screenshot(path=str(tmp_path / "play_summit_rush_end.png"), full_page=True)
+    entries = records.read(data / records.GAMES_FILE)
+    assert len(entries) == before + 1
+    entry = entries[-1][1]
+    assert entry["finished"] and entry["seconds_per_move"] == 0.25 and entry["record"]["env"] == "summit_rush_v0"
+    n_moves = 28 * 2 + 2
+    mine = [tick["player_0"] for tick in entry["record"]["actions"]]
+    assert clicks and any(a // n_moves == 3 and a % n_moves < n_moves - 2 for a in mine)  # the clicked cards landed
+    assert page.text_content("#outcome") == replayed_outcome(entry, 0)

@@ -1,0 +1,343 @@
+"""PPO on a batched engine, CleanRL style: ``cardzoo train rope_team --backend batched``.
+
+Read top to bottom: options, the engines, the agent, evaluation, then the loop (rollout, advantages, PPO update,
+checkpoint). No stable-baselines3 and no Gymnasium views: the rollout reads whole arrays of observations and masks
+from the batched engines (``cardzoo.envs.batched``) and sends back an array of actions, one per game.
+
+* Self-play with parameter sharing: one network plays every seat. Each engine step is the decision of the seat to
+  move in every game, from that seat's own observation, as ``SharedPolicyEnv`` feeds SB3; the team's reward is
+  credited to the decision that earned it, and a game slot's decisions form one trajectory (both seats in turn).
+* The network and its masking are ``cardzoo.training.cleanrl_ppo``'s ``Agent``: separate actor and critic MLPs
+  (tanh), illegal actions' logits set to -1e9, so they are never sampled and carry no probability in the loss.
+* Warm start (``--imitate simple``): behaviour cloning of the actor and regression of the critic on the clone's
+  returns, on train.py's imitation data, before PPO.
+* Levels are mixed by running one engine per level, ``num_envs / len(levels)`` games each.
+* Evaluation is train.py's: the greedy policy (``LearnedAgent``'s choice) on the held-out deals
+  ``EVAL_BASE_SEED + i``, played here by the batched engine, which plays exactly the single env's games.
+* Output (``--out``): ``policy.npz`` (best by evaluation), ``final.npz``, ``checkpoints/``, ``curve.csv``,
+  ``curve.png``, ``run.json`` (options, command, steps, wall time, env steps per second) -- the SB3 path's files,
+  and the same numpy policy format (``cardzoo.training.export``), which ``LearnedAgent`` plays without torch.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import shutil
+import sys
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch import nn
+
+from cardzoo.agents.learned import NumpyPolicy
+from cardzoo.envs.batched import make_batched
+
+from .cleanrl_ppo import Agent
+from .export import export_layers
+from .train import EVAL_BASE_SEED, Curve, option
+
+# games with a batched engine: the engine's env name, the levels a run mixes by default, its win outcome
+GAMES = {"rope_team": {"env": "rope_team_v0", "levels": ("easy", "normal", "hard", "expert"), "win": "win"}}
+
+
+@dataclass
+class BatchedConfig:
+    """The options of a run; each is a flag of ``cardzoo train GAME --backend batched``."""
+
+    game: str = option("rope_team", "the game (one with a batched engine)")
+    levels: tuple[str, ...] = option((), "levels mixed in training, one policy for all (default: every level)")
+    steps: int = option(10_000_000, "decisions to train on, rounded up to whole rollouts of num_envs * num_steps",
+                        low=1)
+    minutes: float = option(0.0, "also stop after this much wall time, at the end of a rollout (0: no limit)", low=0)
+    seed: int = option(0, "seeds torch, the sampling and the deals", low=0)
+    hidden: tuple[int, ...] = option((128, 128), "hidden layer sizes of the actor and of the critic", low=1)
+    learning_rate: float = option(3e-4, "Adam step size", low=0)
+    num_envs: int = option(1024, "games stepped together, split evenly over the levels", low=1)
+    num_steps: int = option(32, "decisions per game slot per rollout", low=1)
+    minibatch_size: int = option(4096, "decisions per gradient step", low=2)
+    update_epochs: int = option(4, "passes over each rollout", low=1)
+    gamma: float = option(1.0, "discount: games are short and only the outcome counts", low=0)
+    gae_lambda: float = option(0.95, "GAE lambda", low=0)
+    clip_coef: float = option(0.2, "PPO clip", low=0)
+    ent_coef: float = option(0.01, "entropy bonus", low=0)
+    vf_coef: float = option(0.5, "value loss weight", low=0)
+    max_grad_norm: float = option(0.5, "gradient clipping", low=0)
+    shaping: float = option(0.0, "Rope Team: reward per ridge card uncovered (0 = the game's reward)")
+    features: str | None = option(None, "extra inputs computed from the observation (a name in "
+                                        "cardzoo.agents.features), or none")
+    imitate: str | None = option(None, "warm start: clone this agent's self-play first (e.g. simple), or none")
+    imitate_games: int = option(8_000, "games of the cloned agent's self-play", low=1)
+    imitate_epochs: int = option(4, "passes over them", low=1)
+    eval_games: int = option(500, "games per level at each evaluation", low=1)
+    eval_every: int = option(1_000_000, "decisions between evaluations (and checkpoints)", low=1)
+    out: str = option("", "output folder (default: runs/GAME_batched)")
+    threads: int = option(2, "torch CPU threads", low=1)
+
+    def __post_init__(self):
+        if self.game not in GAMES:
+            raise ValueError(f"no batched engine for {self.game!r}; games: {', '.join(GAMES)}")
+        self.levels = tuple(self.levels) or GAMES[self.game]["levels"]
+        if self.num_envs < len(self.levels):
+            raise ValueError(f"num_envs {self.num_envs} is fewer than the {len(self.levels)} levels")
+        self.out = self.out or f"runs/{self.game}_batched"
+
+
+# ----------------------------------------------------------------------------- engines and inputs
+class Engines:
+    """One batched engine per level, stepped together as one batch of ``num_envs`` games."""
+
+    def __init__(self, cfg: BatchedConfig, games: int, first_seed: int, **options):
+        env = GAMES[cfg.game]["env"]
+        share = [games // len(cfg.levels) + (i < games % len(cfg.levels)) for i in range(len(cfg.levels))]
+        self.engines = [make_batched(env, k, level=level, **options)
+                        for level, k in zip(cfg.levels, share, strict=True)]
+        # disjoint seed streams: level i's games are first_seed + i * 2**40 + 0, 1, 2, ...
+        self.first_seeds = [first_seed + i * 2**40 for i in range(len(self.engines))]
+        self.win = [e.outcomes.index(GAMES[cfg.game]["win"]) for e in self.engines]
+        self.features = None
+        if cfg.features:
+            from cardzoo.agents.features import FEATURES
+
+            self.features = FEATURES[cfg.features][0]
+
+    def _joined(self, parts) -> tuple[np.ndarray, ...]:
+        return tuple(np.concatenate(arrays) for arrays in zip(*parts, strict=True))
+
+    def reset(self):
+        return self._joined(e.reset(seeds=s) for e, s in zip(self.engines, self.first_seeds, strict=True))
+
+    def step(self, actions: np.ndarray):
+        cuts = np.cumsum([e.num_envs for e in self.engines])[:-1]
+        return self._joined(e.step(a) for e, a in zip(self.engines, np.split(actions, cuts), strict=True))
+
+    def wins(self, done: np.ndarray) -> np.ndarray:
+        """bool[N]: which of the games that just ended were won."""
+        outcome = np.concatenate([e.outcome for e in self.engines])
+        win = np.concatenate([np.full(e.num_envs, w) for e, w in zip(self.engines, self.win, strict=True)])
+        return done & (outcome == win)
+
+    def inputs(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """What the network reads: the observations, or the features computed from each (observation, mask)."""
+        if self.features is None:
+            return obs
+        return np.stack([self.features(o, m) for o, m in zip(obs, mask, strict=True)])
+
+
+# ----------------------------------------------------------------------------- evaluation
+def greedy(policy: NumpyPolicy, inputs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """LearnedAgent's choice in every row: the legal action of highest logit, from the policy file's weights.
+    (The matrix products run in torch, whose thread count the run sets: numpy's BLAS threads would spin against
+    other jobs on a shared machine.)"""
+    x = torch.as_tensor(inputs, dtype=torch.float32)
+    activation = torch.tanh if policy.meta["activation"] == "tanh" else torch.relu
+    for w, b in policy.weights:
+        x = activation(x @ torch.as_tensor(w) + torch.as_tensor(b))
+    w, b = policy.action
+    logits = (x @ torch.as_tensor(w) + torch.as_tensor(b)).masked_fill(~torch.as_tensor(mask.astype(bool)), -np.inf)
+    return logits.argmax(1).numpy()
+
+
+def evaluate(policy_path: Path, cfg: BatchedConfig, games: int) -> dict[str, float]:
+    """Win rate per level with the policy in every seat, on train.py's held-out deals ``EVAL_BASE_SEED + i``."""
+    policy = NumpyPolicy(policy_path)
+    rates = {}
+    for level in cfg.levels:
+        one = BatchedConfig(**{**asdict(cfg), "levels": (level,), "features": cfg.features})
+        engines = Engines(one, games, EVAL_BASE_SEED)
+        obs, mask, _ = engines.reset()
+        playing, won = np.ones(games, bool), np.zeros(games, bool)
+        while playing.any():  # every slot plays its first game to the end; later games are ignored
+            obs, mask, _, _, done = engines.step(greedy(policy, engines.inputs(obs, mask), mask))
+            won |= playing & engines.wins(done)
+            playing &= ~done
+        rates[level] = float(won.mean())
+    return rates
+
+
+def warm_start(agent: Agent, cfg: BatchedConfig, log) -> None:
+    """Behaviour cloning (cross-entropy on masked logits) and critic regression on the clone's returns."""
+    from .train import imitation_data
+
+    obs, masks, actions, returns = imitation_data(cfg)
+    log(f"imitation: {len(actions):,} decisions of {cfg.imitate!r} self-play")
+    optimizer = torch.optim.Adam(agent.parameters(), lr=1e-3)
+    for epoch in range(cfg.imitate_epochs):
+        order = np.random.default_rng([cfg.seed, epoch]).permutation(len(actions))
+        total = agreed = 0.0
+        for begin in range(0, len(order), 1024):
+            mb = order[begin : begin + 1024]
+            x, m, a = (torch.as_tensor(v) for v in (obs[mb].astype(np.float32), masks[mb], actions[mb]))
+            _, logprob, _, value = agent.get_action_and_value(x, m, a)
+            loss = -logprob.mean() + 0.5 * ((value.squeeze(1) - torch.as_tensor(returns[mb])) ** 2).mean()
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            total += loss.item() * len(mb)
+            with torch.no_grad():
+                agreed += int((agent.actor(x).masked_fill(~m, -np.inf).argmax(1) == a).sum())
+        log(f"imitation epoch {epoch + 1}/{cfg.imitate_epochs}: loss {total / len(order):.4f}, agrees with "
+            f"{cfg.imitate!r} on {100 * agreed / len(order):.1f}% of decisions")
+
+
+def export(agent: Agent, path: Path, meta: dict) -> Path:
+    return export_layers(agent.actor[:-1], agent.actor[-1], path, meta)
+
+
+# ----------------------------------------------------------------------------- training
+def train(cfg: BatchedConfig, command: str = "") -> Path:
+    out = Path(cfg.out)
+    (out / "checkpoints").mkdir(parents=True, exist_ok=True)
+    log_file = open(out / "train.log", "a")
+
+    def log(message: str) -> None:
+        line = f"[{time.strftime('%H:%M:%S')}] {message}"
+        print(line, flush=True)
+        log_file.write(line + "\n")
+        log_file.flush()
+
+    torch.set_num_threads(cfg.threads)
+    torch.manual_seed(cfg.seed)
+    start = time.time()
+    engines = Engines(cfg, cfg.num_envs, cfg.seed * 2**45, shaping=cfg.shaping)
+    n, t_len = cfg.num_envs, cfg.num_steps
+    batch = n * t_len
+    total = -(-cfg.steps // batch) * batch
+    obs, mask, seat = engines.reset()
+    n_inputs = engines.inputs(obs, mask).shape[1]
+    agent = Agent(n_inputs, mask.shape[1], cfg.hidden)
+    optimizer = torch.optim.Adam(agent.parameters(), lr=cfg.learning_rate, eps=1e-5)
+    if cfg.imitate:
+        warm_start(agent, cfg, log)
+    meta = {"env": GAMES[cfg.game]["env"], "config": asdict(cfg), "command": command, "features": cfg.features,
+            "trainer": "cardzoo.training.ppo_batched"}
+    log(f"{cfg.game} on levels {', '.join(cfg.levels)}: {n} games, rollouts of {batch:,} decisions, "
+        f"{total:,} decisions" + (f" or {cfg.minutes} minutes" if cfg.minutes else ""))
+
+    # rollout storage: one row per step, one column per game slot
+    b_inputs = torch.zeros((t_len, n, n_inputs))
+    b_masks = torch.zeros((t_len, n, mask.shape[1]), dtype=torch.bool)
+    b_actions = torch.zeros((t_len, n), dtype=torch.long)
+    b_logprobs, b_rewards, b_dones, b_values = (torch.zeros((t_len, n)) for _ in range(4))
+    next_inputs = torch.as_tensor(engines.inputs(obs, mask), dtype=torch.float32)
+    next_mask = torch.as_tensor(mask.astype(bool))
+    next_done = torch.zeros(n)
+    slots, deciding = np.arange(n), seat
+
+    curve, best = Curve(), {"mean": -1.0}
+    steps, next_eval, games, won = 0, 0, 0, 0
+    env_seconds = learn_seconds = learn_cpu = 0.0  # time in the engines; in rollouts and updates (no evaluation)
+
+    def checkpoint() -> None:
+        path = export(agent, out / "checkpoints" / f"step_{steps}.npz",
+                      {**meta, "steps": steps, "seconds": round(time.time() - start)})
+        rates = evaluate(path, cfg, cfg.eval_games)
+        mean = float(np.mean(list(rates.values())))
+        curve.add(steps=steps, seconds=round(time.time() - start), **rates, mean=mean)
+        curve.write(out)
+        shown = ", ".join(f"{k} {100 * v:.1f}%" for k, v in rates.items())
+        log(f"step {steps:,}: {shown} (mean {100 * mean:.1f}%)")
+        if mean > best["mean"]:
+            best.update(mean=mean, steps=steps, rates=rates)
+            shutil.copyfile(path, out / "policy.npz")
+
+    while steps < total and not (cfg.minutes and time.time() - start > 60 * cfg.minutes):
+        if steps >= next_eval:
+            checkpoint()
+            next_eval += cfg.eval_every
+        tick_learn, tick_cpu = time.perf_counter(), time.process_time()
+        for t in range(t_len):
+            b_inputs[t], b_masks[t], b_dones[t] = next_inputs, next_mask, next_done
+            with torch.no_grad():
+                action, logprob, _, value = agent.get_action_and_value(next_inputs, next_mask)
+            b_actions[t], b_logprobs[t], b_values[t] = action, logprob, value.squeeze(1)
+            tick = time.perf_counter()
+            obs, mask, seat, rewards, done = engines.step(action.numpy())
+            # the reward of the seat that decided; in a cooperative game every seat's is the team's
+            env_seconds += time.perf_counter() - tick
+            b_rewards[t] = torch.as_tensor(rewards[slots, deciding])
+            deciding = seat
+            next_inputs = torch.as_tensor(engines.inputs(obs, mask), dtype=torch.float32)
+            next_mask = torch.as_tensor(mask.astype(bool))
+            next_done = torch.as_tensor(done, dtype=torch.float32)
+            games += int(done.sum())
+            won += int(engines.wins(done).sum())
+        steps += batch
+
+        # generalised advantage estimation, bootstrapped from the value after the rollout
+        with torch.no_grad():
+            next_value = agent.get_value(next_inputs).squeeze(1)
+            advantages = torch.zeros_like(b_rewards)
+            last = torch.zeros(n)
+            for t in reversed(range(t_len)):
+                nonterminal = 1.0 - (next_done if t == t_len - 1 else b_dones[t + 1])
+                following = next_value if t == t_len - 1 else b_values[t + 1]
+                delta = b_rewards[t] + cfg.gamma * following * nonterminal - b_values[t]
+                advantages[t] = last = delta + cfg.gamma * cfg.gae_lambda * nonterminal * last
+            returns = advantages + b_values
+
+        # PPO update on the flattened rollout
+        f_inputs, f_masks = b_inputs.reshape(batch, n_inputs), b_masks.reshape(batch, -1)
+        f_actions, f_logprobs = b_actions.reshape(-1), b_logprobs.reshape(-1)
+        f_advantages, f_returns = advantages.reshape(-1), returns.reshape(-1)
+        for _ in range(cfg.update_epochs):
+            order = torch.randperm(batch)
+            for begin in range(0, batch, cfg.minibatch_size):
+                mb = order[begin : begin + cfg.minibatch_size]
+                _, logprob, entropy, value = agent.get_action_and_value(f_inputs[mb], f_masks[mb], f_actions[mb])
+                ratio = (logprob - f_logprobs[mb]).exp()
+                adv = f_advantages[mb]
+                adv = (adv - adv.mean()) / (adv.std() + 1e-8)
+                pg_loss = torch.max(-adv * ratio, -adv * ratio.clamp(1 - cfg.clip_coef, 1 + cfg.clip_coef)).mean()
+                v_loss = 0.5 * ((value.squeeze(1) - f_returns[mb]) ** 2).mean()
+                loss = pg_loss - cfg.ent_coef * entropy.mean() + cfg.vf_coef * v_loss
+                optimizer.zero_grad()
+                loss.backward()
+                nn.utils.clip_grad_norm_(agent.parameters(), cfg.max_grad_norm)
+                optimizer.step()
+        learn_seconds += time.perf_counter() - tick_learn
+        learn_cpu += time.process_time() - tick_cpu
+        seconds = time.time() - start
+        print(f"\r  {steps:,}/{total:,} decisions, {seconds:.0f} s, {steps / learn_seconds:,.0f} decisions/s, "
+              f"training games won {100 * won / max(games, 1):.1f}%", end="", file=sys.stderr, flush=True)
+    print(file=sys.stderr)
+
+    export(agent, out / "final.npz", {**meta, "steps": steps, "seconds": round(time.time() - start)})
+    if curve.rows[-1]["steps"] < steps:
+        checkpoint()
+    seconds = time.time() - start
+    run = {**meta, "seed": cfg.seed, "steps": steps, "wall_seconds": round(seconds), "best": best,
+           "env_steps_per_second": round(steps / seconds), "env_seconds": round(env_seconds, 1),
+           "learn_seconds": round(learn_seconds, 1), "learn_cpu_seconds": round(learn_cpu, 1),
+           "torch_threads": cfg.threads}
+    (out / "run.json").write_text(json.dumps(run, indent=1))
+    log(f"done in {seconds:.0f} s ({steps / seconds:,.0f} decisions/s); best mean win rate "
+        f"{100 * best['mean']:.1f}% at step {best['steps']:,}; policy: {out / 'policy.npz'}")
+    log_file.close()
+    return out / "policy.npz"
+
+
+# ----------------------------------------------------------------------------- command line
+def parse_args(argv: list[str]) -> BatchedConfig:
+    from .train import add_options, config
+
+    parser = argparse.ArgumentParser(prog="cardzoo train GAME --backend batched", description=__doc__.splitlines()[0])
+    args = add_options(parser, BatchedConfig, GAMES).parse_args(argv)
+    try:
+        return config(args, BatchedConfig)
+    except ValueError as err:
+        parser.error(str(err))
+
+
+def main(argv: list[str] | None = None) -> Path:
+    argv = sys.argv[1:] if argv is None else argv
+    cfg = parse_args(argv)
+    return train(cfg, command="cardzoo train --backend batched " + " ".join(shlex.quote(a) for a in argv))
+
+
+if __name__ == "__main__":
+    main()
