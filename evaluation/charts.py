@@ -139,6 +139,9 @@ def quantity_figure(title: str, values: dict[str, float], x_label: str):
     ax.set_title(title)
     ax.xaxis.grid(True, color="#dddddd")
     ax.set_axisbelow(True)
+    return fig
+
+
 @dataclass(frozen=True)
 class Level:
     """A horizontal reference line on a scaling chart: a single env's rate, or a target."""
