@@ -53,7 +53,21 @@ def agent_names(game: str) -> list[str]:
     return sorted(n for n, games in AGENTS.items() if "*" in games or game in games)
 
 
+def _policy_file(path: str, game: str, seed: int | None):
+    """A learned agent playing the policy file at ``path`` (a ``.npz`` written by ``cardzoo train``)."""
+    from .learned import LearnedAgent
+
+    agent = LearnedAgent(path, seed=seed)
+    trained_on = agent.policy.meta.get("env")
+    if trained_on != game:
+        raise OptionError(f"the policy {path!r} was trained on {trained_on}, not {game}")
+    return agent
+
+
 def make_agent(name: str, game: str, seed: int | None = None):
+    """The agent called ``name`` for ``game``; a name ending in ``.npz`` is a policy file's path."""
+    if name.endswith(".npz"):
+        return _policy_file(name, game, seed)
     games = AGENTS.get(name)
     factory = None if games is None else games.get(game, games.get("*"))
     if factory is None:

@@ -119,6 +119,29 @@ def line_chart(title: str, series: dict[str, list[tuple[float, float]]], path: s
     return _save(fig, path)
 
 
+def quantity_chart(title: str, values: dict[str, float], path: str | Path, x_label: str) -> list[Path]:
+    """Horizontal bars of positive quantities (e.g. steps per second), one per name, each labelled with its value.
+    Returns the files written (none without matplotlib)."""
+    if not available():
+        return []
+    return _save(quantity_figure(title, values, x_label), path)
+
+
+def quantity_figure(title: str, values: dict[str, float], x_label: str):
+    """The matplotlib figure of :func:`quantity_chart`."""
+    fig, ax = _pyplot().subplots(figsize=(6.4, 0.5 * len(values) + 1.4))
+    names = list(values)[::-1]  # the first name at the top
+    colours = [PALETTE[i % len(PALETTE)] for i in range(len(names))][::-1]
+    bars = ax.barh(names, [values[n] for n in names], color=colours)
+    ax.bar_label(bars, labels=[f"{values[n]:,.0f}" for n in names], padding=3, fontsize=8)
+    ax.set_xlim(0, 1.15 * max(values.values()))
+    ax.set_xlabel(x_label)
+    ax.set_title(title)
+    ax.xaxis.grid(True, color="#dddddd")
+    ax.set_axisbelow(True)
+    return fig
+
+
 @dataclass(frozen=True)
 class Level:
     """A horizontal reference line on a scaling chart: a single env's rate, or a target."""

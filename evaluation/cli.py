@@ -228,8 +228,43 @@ def evaluate(args: argparse.Namespace) -> None:
     writable_folder(out, "the report")
     if args.cache:
         writable_folder(Path(args.cache), "the cache")
-    report.main(report.Settings(games=games, workers=args.workers, out=out,
-                                cache=Path(args.cache) if args.cache else None, only=args.only))
+    settings = report.Settings(games=games, workers=args.workers, out=out,
+                               cache=Path(args.cache) if args.cache else None, only=args.only)
+    if args.backend == "local":
+        if args.address:
+            raise CommandError("--address is for --backend ray")
+        report.main(settings)
+        return
+    try:
+        from cardzoo.evaluation.ray_backend import ray_executor
+    except ImportError as err:
+        raise CommandError(f"--backend ray needs Ray ({err.name} is missing): pip install -e '.[rllib]'") from None
+    with ray_executor(args.address) as executor:
+        settings.executor = executor
+        report.main(settings)
+
+
+def _training(backend: str):
+    """The module that trains with ``backend``: its ``add_options``, ``config`` and ``train``."""
+    if backend != "rllib":
+        from cardzoo.training import train as training
+
+        return training
+    try:
+        from cardzoo.training.rllib import train as training
+    except ImportError as err:
+        raise CommandError(f"--backend rllib needs the rllib extra ({err.name} is missing): install torch==2.13.0 "
+                           "first (CPU wheel), then pip install -e '.[rllib]'") from None
+    return training
+
+
+def _train_backend(argv: list[str]) -> str:
+    """The backend a ``train`` command line names: the options it takes depend on it."""
+    if argv[:1] != ["train"]:
+        return "sb3"
+    backend = argparse.ArgumentParser(add_help=False, allow_abbrev=False)
+    backend.add_argument("--backend", default="sb3")
+    return backend.parse_known_args(argv[1:])[0].backend
 
 
 def evaluate_records(args: argparse.Namespace) -> None:
@@ -281,19 +316,20 @@ def port(text: str) -> int:
 
 
 def train(args: argparse.Namespace) -> None:
-    from cardzoo.training import train as training
-
+    training = _training(args.backend)
     try:
         cfg = training.config(args)
     except ValueError as err:
         raise CommandError(str(err)) from None
-    try:
-        import sb3_contrib  # noqa: F401
-        import stable_baselines3  # noqa: F401
-        import torch  # noqa: F401
-    except ImportError as err:
-        raise CommandError(f"needs the training extra (torch, stable-baselines3, sb3-contrib; {err.name} is missing):"
-                           " install torch==2.13.0 first (CPU wheel), then pip install -e '.[train]'") from None
+    if args.backend == "sb3":
+        try:
+            import sb3_contrib  # noqa: F401
+            import stable_baselines3  # noqa: F401
+            import torch  # noqa: F401
+        except ImportError as err:
+            raise CommandError(f"needs the training extra (torch, stable-baselines3, sb3-contrib; {err.name} is "
+                               "missing): install torch==2.13.0 first (CPU wheel), then pip install -e '.[train]'"
+                               ) from None
     training.train(cfg, command="cardzoo " + shlex.join(args.argv))
 
 
@@ -320,9 +356,8 @@ def _batched_backend(argv: list[str]) -> list[str] | None:
     return None
 
 
-def build_parser() -> argparse.ArgumentParser:
-    from cardzoo.training import train as training
-
+def build_parser(train_backend: str = "sb3") -> argparse.ArgumentParser:
+    training = _training(train_backend)
     parser = argparse.ArgumentParser(prog="cardzoo", description=__doc__.splitlines()[0])
     parser.add_argument("--version", action="version", version=f"cardzoo {version('cardzoo')}")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -361,13 +396,18 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--workers", type=number(int, 1), default=None, help="processes (default: all cores)")
     e.add_argument("--cache", help="folder for finished chunks of games, so an interrupted run resumes")
     e.add_argument("--only", nargs="+", help="only these games' sections")
+    e.add_argument("--backend", choices=("local", "ray"), default="local",
+                   help="local processes (--workers), or Ray tasks on a cluster: the same games, the same report")
+    e.add_argument("--address", help="with --backend ray: the Ray cluster to join (default: Ray started here)")
     e.set_defaults(func=evaluate)
 
-    t = sub.add_parser("train", help="train a policy with MaskablePPO (see `cardzoo train GAME --help`)",
+    t = sub.add_parser("train", help="train a policy with MaskablePPO, Ray RLlib's PPO (--backend rllib) or PPO on the "
+                       "batched engines (--backend batched); see `cardzoo train GAME [--backend NAME] --help`",
                        description=training.__doc__.splitlines()[0])
-    t.add_argument("--backend", choices=("sb3", "batched"), default="sb3",
-                   help="sb3: MaskablePPO on the Gymnasium views (these options); batched: PPO on the batched "
-                        "engines, with its own options (cardzoo train GAME --backend batched --help)")
+    t.add_argument("--backend", choices=("sb3", "rllib", "batched"), default="sb3",
+                   help="sb3: MaskablePPO on the Gymnasium views; rllib: Ray RLlib's PPO (each with the options "
+                        "listed here for it); batched: PPO on the batched engines, with its own options (cardzoo "
+                        "train GAME --backend batched --help)")
     training.add_options(t)
     t.set_defaults(func=train)
 
@@ -389,7 +429,12 @@ def main(argv: list[str] | None = None) -> None:
     argv = sys.argv[1:] if argv is None else argv
     rest = _batched_backend(argv)
     if rest is None:
-        args = build_parser().parse_args(argv)
+        try:
+            parser = build_parser(_train_backend(argv))
+        except CommandError as err:
+            print(f"cardzoo train: {err}", file=sys.stderr)
+            raise SystemExit(2) from None
+        args = parser.parse_args(argv)
     else:  # the batched trainer parses its own options
         args = argparse.Namespace(command="train", func=train_batched, rest=rest)
     args.argv = argv  # for the record of a training run

@@ -15,6 +15,7 @@ import json
 import platform
 import time
 from collections.abc import Callable
+from concurrent.futures import Executor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -31,6 +32,7 @@ class Settings:
     cache: Path | None = None
     only: list[str] | None = None
     progress: bool = True
+    executor: Executor | None = None  # where chunks of games run (default: ``workers`` local processes)
 
 
 @dataclass
@@ -65,7 +67,8 @@ def play(settings: Settings, env: str, agents: list[str] | tuple[str, ...], game
     from .runner import Matchup, run
 
     return run(Matchup.of(env, list(agents), **options), settings.games if games is None else games,
-               workers=settings.workers, cache_dir=settings.cache, progress=settings.progress)
+               workers=settings.workers, cache_dir=settings.cache, progress=settings.progress,
+               executor=settings.executor)
 
 
 def wins(records: list[dict]) -> list[bool]:

@@ -24,7 +24,7 @@ import tempfile
 import time
 import warnings
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from multiprocessing import get_context
 from pathlib import Path
@@ -216,8 +216,10 @@ def run(
     cache_dir: str | Path | None = None,
     chunk: int = 250,
     progress: bool = True,
+    executor: Executor | None = None,
 ) -> list[dict[str, Any]]:
-    """Play games with seeds ``base_seed .. base_seed + games - 1``; one record per game, in seed order."""
+    """Play games with seeds ``base_seed .. base_seed + games - 1``; one record per game, in seed order. Chunks
+    run in ``workers`` forked processes, or on ``executor`` if given (e.g. ``ray_backend.RayExecutor``)."""
     workers = workers or os.cpu_count() or 1
     chunks = [list(range(s, min(s + chunk, base_seed + games))) for s in range(base_seed, base_seed + games, chunk)]
     folder = Path(cache_dir) / matchup.key if cache_dir else None
@@ -246,13 +248,17 @@ def run(
             write_chunk(folder / _chunk_name(chunks[i]), chunks[i], records)
         report()
 
-    if workers == 1 or len(todo) <= 1:
+    if executor is None and (workers == 1 or len(todo) <= 1):
         for i in todo:
             finish(i, _play_chunk(matchup, chunks[i]))
     else:
-        with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("fork")) as pool:
+        pool = executor or ProcessPoolExecutor(max_workers=workers, mp_context=get_context("fork"))
+        try:
             futures = {pool.submit(_play_chunk, matchup, chunks[i]): i for i in todo}
             for future in as_completed(futures):
                 finish(futures[future], future.result())
+        finally:
+            if executor is None:
+                pool.shutdown()
     report(final=True)
     return [record for i in range(len(chunks)) for record in results[i]]

@@ -25,6 +25,22 @@ def test_registry():
         make_agent("genius", "rope_team_v0")
 
 
+def test_a_policy_file_is_an_agent_name(tmp_path):
+    """``cardzoo train`` output plays by its path (in the runner, ``play`` and ``evaluate``), on its own game only."""
+    from cardzoo.agents.learned import LearnedAgent, shipped_policy
+    from cardzoo.envs.common.errors import PolicyError
+
+    path = str(shipped_policy("rope_team_plain"))
+    agent = make_agent(path, "rope_team_v0", seed=3)
+    assert isinstance(agent, LearnedAgent) and agent.policy.digest == LearnedAgent(path).policy.digest
+    record = play_env_game(rope_team_v0.env(), [agent, agent], seed=0)
+    assert record["outcome"] in ("win", "fall", "out_of_deals")
+    with pytest.raises(OptionError, match="trained on rope_team_v0, not rook_v0"):
+        make_agent(path, "rook_v0")
+    with pytest.raises(PolicyError, match="does not exist"):
+        make_agent(str(tmp_path / "missing.npz"), "rope_team_v0")
+
+
 def test_random_agent_plays_only_legal_moves():
     agent = RandomAgent(seed=1)
     mask = np.zeros(52, dtype=np.int8)

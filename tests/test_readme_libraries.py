@@ -25,12 +25,15 @@ def library_snippets() -> dict[str, str]:
 # AgileRL cannot share an environment with the other libraries (see the README): its snippets carry the `agilerl`
 # marker, which the default test run deselects, and CI runs them in a venv of their own (`pytest -m agilerl`).
 OWN_VENV = {"AgileRL": pytest.mark.agilerl}
+# Ray RLlib pins an older gymnasium: its snippet carries the `rllib` marker, for a run without it
+# (-m "not rllib and not agilerl": a -m of one's own replaces the default one, which leaves AgileRL out).
+MARKS = {**OWN_VENV, "Ray RLlib": pytest.mark.rllib}
 
 
 def cases() -> list:
     params = []
     for name, code in library_snippets().items():
-        marks = [OWN_VENV[name]] if name in OWN_VENV else []
+        marks = [MARKS[name]] if name in MARKS else []
         if 'game = "rope_team"' in code:
             for game in GAMES:
                 params.append(pytest.param(code.replace('game = "rope_team"', f'game = "{game}"'),
@@ -51,12 +54,13 @@ def one_thread():
 
 def test_the_section_has_a_snippet_per_library():
     assert set(library_snippets()) == {"Stable-Baselines3 / sb3-contrib", "SuperSuit + MaskablePPO", "Tianshou 2",
-                                       "TorchRL", "AgileRL"}
+                                       "TorchRL", "AgileRL", "Ray RLlib"}
 
 
 @pytest.mark.filterwarnings("error::cardzoo.envs.common.errors.IllegalActionWarning")
 @pytest.mark.parametrize("code", cases())
-def test_snippet_trains_with_a_finite_loss(code, capsys):
+def test_snippet_trains_with_a_finite_loss(code, capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # what a snippet writes (an exported policy) stays out of the checkout
     torch.manual_seed(0)
     namespace: dict = {}
     exec(compile(code, "README.md", "exec"), namespace)

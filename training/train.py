@@ -265,45 +265,65 @@ class Curve:
                    x_label="environment steps")
 
 
-def train(cfg: TrainConfig, command: str = "") -> Path:
+class RunLog:
+    """A run's folder (with ``checkpoints/``) and its log: timestamped lines to the terminal and to ``train.log``."""
+
+    def __init__(self, out: Path):
+        (out / "checkpoints").mkdir(parents=True, exist_ok=True)
+        self.file = open(out / "train.log", "a")
+
+    def __call__(self, message: str) -> None:
+        line = f"[{time.strftime('%H:%M:%S')}] {message}"
+        print(line, flush=True)
+        self.file.write(line + "\n")
+        self.file.flush()
+
+    def close(self) -> None:
+        self.file.close()
+
+
+def make_model(cfg: TrainConfig, tensorboard_log: str | None = None):
+    """The run's MaskablePPO on its vector of ``n_envs`` envs (torch's threads and seed set as the run's)."""
     import torch
     from sb3_contrib import MaskablePPO
-    from stable_baselines3.common.callbacks import BaseCallback
     from stable_baselines3.common.vec_env import DummyVecEnv
+
+    torch.set_num_threads(cfg.threads)
+    torch.manual_seed(cfg.seed)
+    return MaskablePPO(
+        "MlpPolicy", DummyVecEnv(GAMES[cfg.game]["vec_envs"](cfg)), learning_rate=cfg.learning_rate,
+        n_steps=cfg.n_steps, batch_size=cfg.batch_size, n_epochs=cfg.n_epochs, gamma=cfg.gamma,
+        gae_lambda=cfg.gae_lambda, clip_range=cfg.clip_range, ent_coef=cfg.ent_coef, seed=cfg.seed, device="cpu",
+        tensorboard_log=tensorboard_log, policy_kwargs={"net_arch": {"pi": list(cfg.hidden), "vf": list(cfg.hidden)}},
+    )
+
+
+def whole_rollouts(cfg: TrainConfig, steps: int) -> int:
+    """``steps`` rounded up to whole rollouts of ``n_envs * n_steps``: PPO collects and learns from whole rollouts."""
+    rollout = cfg.n_envs * cfg.n_steps
+    return -(-steps // rollout) * rollout
+
+
+def train(cfg: TrainConfig, command: str = "") -> Path:
+    from stable_baselines3.common.callbacks import BaseCallback
 
     from .export import export_policy
 
     out = Path(cfg.out)
-    (out / "checkpoints").mkdir(parents=True, exist_ok=True)
-    log_file = open(out / "train.log", "a")
+    log = RunLog(out)
 
-    def log(message: str) -> None:
-        line = f"[{time.strftime('%H:%M:%S')}] {message}"
-        print(line, flush=True)
-        log_file.write(line + "\n")
-        log_file.flush()
-
-    rollout = cfg.n_envs * cfg.n_steps
-    total = -(-cfg.steps // rollout) * rollout  # PPO collects and learns from whole rollouts
+    total = whole_rollouts(cfg, cfg.steps)
     if total != cfg.steps:
         log(f"steps: {cfg.steps:,} rounded up to {total:,}, whole rollouts of n_envs * n_steps = {cfg.n_envs} * "
-            f"{cfg.n_steps:,} = {rollout:,} steps (a smaller --n-steps makes shorter rollouts)")
-    torch.set_num_threads(cfg.threads)
-    torch.manual_seed(cfg.seed)
+            f"{cfg.n_steps:,} = {cfg.n_envs * cfg.n_steps:,} steps (a smaller --n-steps makes shorter rollouts)")
     start = time.time()
-    vec = DummyVecEnv(GAMES[cfg.game]["vec_envs"](cfg))
     try:
         import tensorboard  # noqa: F401
 
         tb = str(out / "tensorboard")
     except ImportError:
         tb = None
-    model = MaskablePPO(
-        "MlpPolicy", vec, learning_rate=cfg.learning_rate, n_steps=cfg.n_steps, batch_size=cfg.batch_size,
-        n_epochs=cfg.n_epochs, gamma=cfg.gamma, gae_lambda=cfg.gae_lambda, clip_range=cfg.clip_range,
-        ent_coef=cfg.ent_coef, seed=cfg.seed, device="cpu", tensorboard_log=tb,
-        policy_kwargs={"net_arch": {"pi": list(cfg.hidden), "vf": list(cfg.hidden)}},
-    )
+    model = make_model(cfg, tb)
     meta = {"env": GAMES[cfg.game]["env"], "config": asdict(cfg), "command": command, "features": cfg.features}
     if cfg.imitate:
         warm_start(model, cfg, log)
@@ -359,7 +379,7 @@ def train(cfg: TrainConfig, command: str = "") -> Path:
     (out / "run.json").write_text(json.dumps(run, indent=1))
     log(f"done in {seconds:.0f} s; best mean win rate {100 * best['mean']:.1f}% at step {best.get('steps')}; "
         f"policy: {out / 'policy.npz'}")
-    log_file.close()
+    log.close()
     return out / "policy.npz"
 
 
@@ -386,6 +406,8 @@ def add_options(parser: argparse.ArgumentParser, config_class=None, games=None) 
             from cardzoo.agents.features import FEATURES
 
             parser.add_argument(flag, choices=[*FEATURES, "none"], default=default, help=help)
+        elif isinstance(default, bool):
+            parser.add_argument(flag, action="store_true", help=f.metadata["help"].replace("%", "%%"))
         elif default is None or isinstance(default, str):
             parser.add_argument(flag, default=default, help=help)
         else:

@@ -1,0 +1,282 @@
+"""Train a cardzoo policy with Ray RLlib's PPO (new API stack): ``cardzoo train rope_team --backend rllib``.
+
+Read top to bottom: options, Ray (started in this process, or a running cluster with ``--address``), the PPO
+algorithm (``cardzoo.training.rllib.config``), then training iterations; every ``--eval-every`` iterations the
+policy is exported to numpy and evaluated on the SB3 path's fixed evaluation deals (``cardzoo.training.train``),
+disjoint from the report's. Everything a run makes goes to ``--out``: ``policy.npz`` (best by evaluation; with
+``--seat-policies`` one file per seat, ``policy_player_0.npz`` ...), ``final.npz``, ``checkpoints/``,
+``curve.csv``, ``curve.png``, ``algorithm/`` (RLlib's checkpoint) and ``run.json`` (options, command, env and agent
+steps, wall time, env steps per second of training).
+
+On a cluster every node needs cardzoo installed (the env runners build the envs where they run).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import shlex
+import shutil
+import sys
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ..train import RunLog, option
+from ..train import add_options as add_train_options
+from ..train import config as train_config
+
+
+@dataclass
+class RllibTrainConfig:
+    """The options of a run; each is a flag of ``cardzoo train GAME --backend rllib`` (``env_runners`` is
+    ``--env-runners``)."""
+
+    game: str = option("rope_team", "the game: rope_team, summit_rush or rook")
+    level: str | None = option(None, "Rope Team or Summit Rush level (default: normal); Rook trains on single rounds")
+    iterations: int = option(50, "PPO iterations: each samples --batch env steps, then learns on them", low=1)
+    env_runners: int = option(2, "RLlib EnvRunner actors sampling in parallel (0: sample in this process)", low=0)
+    envs_per_runner: int = option(8, "envs each runner steps together (their decisions in one forward pass)", low=1)
+    address: str | None = option(None, "the Ray cluster to join (e.g. auto, ray://host:10001; default: Ray started "
+                                       "in this process)")
+    seed: int = option(0, "seeds RLlib, torch and the deals", low=0)
+    hidden: tuple[int, ...] = option((128, 128), "hidden layer sizes of the actor and of the critic", low=1)
+    learning_rate: float = option(3e-4, "Adam step size", low=0)
+    batch: int = option(4000, "env steps per iteration (train_batch_size_per_learner)", low=1)
+    minibatch: int = option(500, "minibatch size", low=1)
+    epochs: int = option(4, "passes over each batch", low=1)
+    gamma: float = option(1.0, "discount: episodes are short and only the outcome counts", low=0)
+    gae_lambda: float = option(0.95, "GAE lambda", low=0)
+    clip: float = option(0.2, "PPO clip", low=0)
+    entropy: float = option(0.01, "entropy bonus", low=0)
+    seat_policies: bool = option(False, "Rook: one policy per seat instead of one shared (self-play) policy")
+    eval_every: int = option(5, "iterations between evaluations (and checkpoints)", low=1)
+    eval_games: int = option(500, "games per evaluation", low=1)
+    report_games: int = option(0, "after training, play the best policy on the report's deals 0..N-1 (0: no)", low=0)
+    out: str = option("", "output folder (default: runs/rllib_GAME)")
+
+    def __post_init__(self):
+        from .config import policy_ids
+        from .env import make_env
+
+        if not self.out:
+            self.out = f"runs/rllib_{self.game}"
+        policy_ids(self.game, self.seat_policies)
+        make_env(self.game, **env_options(self)).close()  # a bad level fails here, not inside an env runner
+
+
+def env_options(cfg: RllibTrainConfig) -> dict:
+    return {} if cfg.level is None else {"level": cfg.level}
+
+
+def build(cfg: RllibTrainConfig):
+    """The PPO algorithm of a run (Ray must be initialised)."""
+    from .config import ppo_config
+
+    return ppo_config(
+        cfg.game, env=env_options(cfg), seat_policies=cfg.seat_policies, env_runners=cfg.env_runners,
+        envs_per_runner=cfg.envs_per_runner, hidden=cfg.hidden, seed=cfg.seed, lr=cfg.learning_rate,
+        train_batch_size_per_learner=cfg.batch, minibatch_size=cfg.minibatch, num_epochs=cfg.epochs,
+        gamma=cfg.gamma, lambda_=cfg.gae_lambda, clip_param=cfg.clip, entropy_coeff=cfg.entropy,
+    ).build_algo()
+
+
+def evaluate(policy: Path, cfg: RllibTrainConfig) -> dict[str, float]:
+    """The SB3 path's evaluation (same deals, same matchups) of an exported policy."""
+    from ..train import TrainConfig
+    from ..train import evaluate as evaluate_policy
+    from .env import GAMES
+
+    level = GAMES[cfg.game][2].get("level") if cfg.level is None else cfg.level
+    sb3 = TrainConfig(game=cfg.game, levels=() if level is None else (level,), imitate=None)
+    return evaluate_policy(policy, sb3, cfg.eval_games)
+
+
+def report_rates(policy: Path, cfg: RllibTrainConfig) -> dict[str, float]:
+    """Win rates of a policy file on the report's deals (seeds ``0 .. report_games - 1``, the evaluation runner).
+    Cooperative games: the policy in both seats, the policy with the simple strategy (either seat), and for
+    comparison on the same deals the simple strategy, random play, and random play with the simple strategy.
+    Rook: rounds won against the heuristic and against random play, the policy in each seat on every deal."""
+    from cardzoo.evaluation.runner import Matchup, run
+
+    from .env import GAMES, env_config
+
+    env = GAMES[cfg.game][0]
+    options = {k: v for k, v in env_config(cfg.game, **env_options(cfg)).items() if k != "reward_scale"}
+    p = str(policy)
+
+    def play(agents: list[str]) -> list[dict]:
+        return run(Matchup.of(env, agents, **options), cfg.report_games, progress=False)
+
+    if cfg.game != "rook":
+        pairs = {"policy+policy": [p], "policy+simple": [p, "simple"], "simple+policy": ["simple", p],
+                 "simple+simple": ["simple"], "random+random": ["random"], "random+simple": ["random", "simple"],
+                 "simple+random": ["simple", "random"]}
+        return {name: float(np.mean([r["outcome"] == "win" for r in play(agents)])) for name, agents in pairs.items()}
+    rates = {}
+    for other in ("heuristic", "random"):
+        won = [r["returns"][0] > r["returns"][1] for r in play([p, other])]
+        won += [r["returns"][1] > r["returns"][0] for r in play([other, p])]
+        rates[f"rounds won vs {other}"] = float(np.mean(won))
+    return rates
+
+
+def write_curve(rows: list[dict], out: Path) -> None:
+    from cardzoo.evaluation.charts import line_chart
+
+    with open(out / "curve.csv", "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    rates = [k for k in rows[0] if k not in ("iteration", "env_steps", "seconds", "episode_return_mean")]
+    if len(rates) == 2:  # one rate and its mean: the same line
+        rates.remove("mean")
+    series = {k: [(r["env_steps"], r[k]) for r in rows] for k in rates}
+    line_chart("Win rate during training (held-out deals, RLlib PPO)", series, out / "curve.png",
+               x_label="environment steps")
+
+
+def _total(count) -> int:
+    """A step count of RLlib's results: a number, or a dict of counts per agent."""
+    return int(sum(count.values()) if isinstance(count, dict) else count)
+
+
+class Run:
+    """A run in progress: the algorithm and its policies, step counts and time, the curve and the best so far."""
+
+    def __init__(self, cfg: RllibTrainConfig, algo, out: Path, log, command: str):
+        import ray
+
+        from .config import policy_ids
+        from .env import GAMES
+
+        self.cfg, self.algo, self.out, self.log = cfg, algo, out, log
+        self.policies = policy_ids(cfg.game, cfg.seat_policies)
+        self.meta = {"env": GAMES[cfg.game][0], "config": asdict(cfg), "command": command, "features": None}
+        self.ray = {"ray_address": ray.get_runtime_context().gcs_address,
+                    "ray_cpus": ray.cluster_resources().get("CPU"),
+                    "env_runners": algo.env_runner_group.num_healthy_remote_workers()}
+        self.iteration, self.env_steps, self.agent_steps, self.train_seconds = 0, 0, 0, 0.0
+        self.losses: dict[str, float] = {}
+        self.rows: list[dict] = []
+        self.best: dict = {"mean": -1.0}
+        self.start = time.time()
+
+    def iterate(self) -> dict:
+        """One PPO iteration: sample ``batch`` env steps on the env runners, then learn on them."""
+        from ray.rllib.utils.metrics import (
+            ENV_RUNNER_RESULTS,
+            LEARNER_RESULTS,
+            NUM_AGENT_STEPS_SAMPLED_LIFETIME,
+            NUM_ENV_STEPS_SAMPLED_LIFETIME,
+        )
+
+        t = time.time()
+        result = self.algo.train()
+        self.train_seconds += time.time() - t
+        self.iteration += 1
+        self.env_steps = _total(result[ENV_RUNNER_RESULTS][NUM_ENV_STEPS_SAMPLED_LIFETIME])
+        self.agent_steps = _total(result[ENV_RUNNER_RESULTS][NUM_AGENT_STEPS_SAMPLED_LIFETIME])
+        self.losses = {p: float(result[LEARNER_RESULTS][p]["total_loss"]) for p in self.policies}
+        print(f"\r  iteration {self.iteration}/{self.cfg.iterations}: {self.env_steps:,} env steps, "
+              f"{self.env_steps / self.train_seconds:.0f} steps/s, loss {self.losses}", end="", file=sys.stderr,
+              flush=True)
+        return result
+
+    def files(self, name: str) -> dict[str, str]:
+        """Each policy's file name: ``name.npz`` (one shared policy) or ``name_<policy>.npz``."""
+        return {p: f"{name}.npz" if len(self.policies) == 1 else f"{name}_{p}.npz" for p in self.policies}
+
+    def export(self, folder: Path, name: str) -> dict[str, Path]:
+        """Each policy's actor as numpy, in ``folder``."""
+        from .export import export_module
+
+        meta = {**self.meta, "iteration": self.iteration, "env_steps": self.env_steps,
+                "seconds": round(time.time() - self.start)}
+        return {p: export_module(self.algo.get_module(p), folder / file, {**meta, "policy": p})
+                for p, file in self.files(name).items()}
+
+    def checkpoint(self, result: dict | None = None) -> None:
+        """Export, evaluate on the held-out deals, add to the curve, keep the best as ``policy*.npz``."""
+        from ray.rllib.utils.metrics import ENV_RUNNER_RESULTS, EPISODE_RETURN_MEAN
+
+        it = self.iteration
+        paths = self.export(self.out / "checkpoints", f"iter_{it}")
+        rates = {(k if len(paths) == 1 else f"{p}:{k}"): v
+                 for p, path in paths.items() for k, v in evaluate(path, self.cfg).items()}
+        mean = float(np.mean(list(rates.values())))
+        ret = result[ENV_RUNNER_RESULTS].get(EPISODE_RETURN_MEAN, float("nan")) if result else float("nan")
+        self.rows.append({"iteration": it, "env_steps": self.env_steps, "seconds": round(time.time() - self.start),
+                          "episode_return_mean": ret, **rates, "mean": mean})
+        write_curve(self.rows, self.out)
+        self.log(f"iteration {it}, {self.env_steps:,} env steps: "
+                 + ", ".join(f"{k} {100 * v:.1f}%" for k, v in rates.items()))
+        if mean > self.best["mean"]:
+            self.best = {"mean": mean, "iteration": it, "env_steps": self.env_steps, "rates": rates}
+            for p, path in paths.items():
+                shutil.copyfile(path, self.out / self.files("policy")[p])
+
+    def summary(self) -> dict:
+        """What ``run.json`` holds: options, command, steps, times, throughput, Ray, final losses, the best."""
+        return {**self.meta, "seed": self.cfg.seed, "iterations": self.iteration, "env_steps": self.env_steps,
+                "agent_steps": self.agent_steps, "train_seconds": round(self.train_seconds, 1),
+                "env_steps_per_second": round(self.env_steps / max(self.train_seconds, 1e-9), 1),
+                "agent_steps_per_second": round(self.agent_steps / max(self.train_seconds, 1e-9), 1), **self.ray,
+                "final_loss": self.losses, "best": self.best}
+
+
+def train(cfg: RllibTrainConfig, command: str = "") -> Path:
+    from cardzoo.evaluation.ray_backend import ray_session
+
+    out = Path(cfg.out)
+    log = RunLog(out)
+    start = time.time()
+    with ray_session(cfg.address):
+        algo = build(cfg)
+        try:
+            run = Run(cfg, algo, out, log, command)
+            log(f"Ray at {run.ray['ray_address']} ({run.ray['ray_cpus']:.0f} CPUs), {run.ray['env_runners']} env "
+                f"runners; PPO built in {time.time() - start:.0f} s")
+            run.checkpoint()
+            while run.iteration < cfg.iterations:
+                result = run.iterate()
+                if run.iteration % cfg.eval_every == 0 or run.iteration == cfg.iterations:
+                    print(file=sys.stderr)
+                    run.checkpoint(result)
+            run.export(out, "final")
+            algo.save(str((out / "algorithm").resolve()))
+        finally:
+            algo.stop()
+    summary = {**run.summary(), "wall_seconds": round(time.time() - start)}
+    if cfg.report_games:  # after Ray: the runner forks its workers
+        summary["report_deals"] = {"games": cfg.report_games,
+                                   **{n: report_rates(out / n, cfg) for n in run.files("policy").values()}}
+        log(f"on the report's deals 0..{cfg.report_games - 1}: {summary['report_deals']}")
+    (out / "run.json").write_text(json.dumps(summary, indent=1))
+    log(f"done in {summary['wall_seconds']} s ({summary['env_steps_per_second']:.0f} env steps/s while training); "
+        f"best mean win rate {100 * run.best['mean']:.1f}% at iteration {run.best['iteration']}; policies in {out}")
+    log.close()
+    return out / "run.json"
+
+
+def add_options(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """RllibTrainConfig's fields as ``parser``'s arguments (``cardzoo train GAME --backend rllib``)."""
+    return add_train_options(parser, RllibTrainConfig)
+
+
+def config(args: argparse.Namespace) -> RllibTrainConfig:
+    return train_config(args, RllibTrainConfig)
+
+
+def main(argv: list[str] | None = None) -> Path:
+    argv = sys.argv[1:] if argv is None else argv
+    parser = add_options(argparse.ArgumentParser(prog="python -m cardzoo.training.rllib.train",
+                                                 description=__doc__.splitlines()[0]))
+    return train(config(parser.parse_args(argv)), command="cardzoo train --backend rllib " + shlex.join(argv))
+
+
+if __name__ == "__main__":
+    main()
