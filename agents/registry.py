@@ -11,6 +11,7 @@ from .rook_heuristic import RookHeuristic
 from .rook_search import RookSearch
 from .rope_team_search import RopeTeamSearch
 from .rope_team_simple import RopeTeamSimple
+from .summit_rush_search import SummitRushSearch
 from .summit_rush_simple import SummitRushSimple
 
 
@@ -39,7 +40,7 @@ AGENTS: dict[str, dict[str, Callable]] = {
     "random": {"*": lambda seed: RandomAgent(seed)},
     "simple": {"rope_team_v0": lambda seed: RopeTeamSimple(seed), "summit_rush_v0": SummitRushSimple},
     "heuristic": {"rook_v0": RookHeuristic},
-    "search": {"rope_team_v0": RopeTeamSearch, "rook_v0": RookSearch},
+    "search": {"rope_team_v0": RopeTeamSearch, "summit_rush_v0": SummitRushSearch, "rook_v0": RookSearch},
     # Trained policies shipped in cardzoo/agents/policies (see its README for the commands that made them).
     "learned": {"rope_team_v0": _learned("rope_team"), "summit_rush_v0": _learned("summit_rush_normal",
                                                                                  "summit_rush_hard"),

@@ -1,0 +1,325 @@
+"""Summit Rush search agent: Monte Carlo rollouts of the team's next tick in sampled worlds.
+
+What it knows. Only its observation (and the action mask): the face-up peak cards, every pile's top and the cards
+on the piles, each stock's count and the clock. In Summit Rush nothing is private: every player sees the same
+table, and nobody -- not even the partner -- knows a face-down peak card, an unturned stock card or a card set
+aside. So no action of the partner can reveal anything about them, and the belief over the hidden cards is
+exact when it is uniform: every deal of the unseen cards into the face-down positions, the stocks (in turning
+order) and the aside is equally likely. (This is why the partner-reading of SPARTA-style search has nothing to
+read here; what the team must agree on is who does what, below.)
+
+The search, each tick:
+
+1. **Worlds.** Deal the unseen cards ``worlds`` times at random into the face-down positions, each stock's
+   unturned cards (its count is public) and the aside. Each world is a :class:`cardzoo.envs.summit_rush.rules.State`.
+2. **Candidates: the team's joint move.** Each pile gets at most one event per tick, made by its owner: a free card
+   that fits it, the owner's stock card (turn), or nothing; two piles never take the same card, and a tick of
+   waits only is left out (it changes nothing but the clock). Serving one's own pile loses nothing -- a card can
+   go onto any pile, and whoever plays it, it is the same tick -- and it makes the joint move collision-free in any
+   touch order: different cards, different piles.
+3. **Rollouts.** Every candidate is played in every world with :func:`rules.play_tick`, then the team continues
+   with the **blueprint** for up to ``depth`` ticks (default: to the end of the game): the simple strategy's
+   logic (``cardzoo.agents.summit_rush_simple``) in a one-step form fast enough to roll out: each pile in seat order
+   takes the free card that fits it and uncovers most, then one that leaves a next card for that pile; a stock
+   card is turned only when nothing fits any pile, by the seat with most stock left. The blueprint reads only the
+   face-up cards of the world, as a player would; it never plays a world's face-down cards it could not see.
+4. **Choice.** The candidate with most wins over the worlds, then most stock cards left on wins (the score), then
+   most peak cards cleared; ties go to the earlier candidate, and the simple strategy's own joint move (seat *p*
+   plays the first card of its planned run, one seat turns when nothing fits) is the first candidate. Every
+   candidate meets the same worlds (common random numbers), so differences are not sampling noise between
+   candidates.
+
+What each seat assumes of the other. The whole table is public, so both seats of a search team compute the
+**same** joint move: the worlds are drawn from a generator seeded by the public part of the observation (never the
+seat or the agent's seed) and ``team_seed``, which both seats share like a convention agreed before the game.
+Each seat then plays its own pile's event of that joint move, so the team never reaches for one card twice. A
+module-level memo keyed by the public observation lets the second seat reuse the first seat's result (a memo of a
+pure function of what both see). With a partner that runs another strategy, the seat still plays its part of the
+best joint move; the cross-play rows of the results show what that costs.
+
+Budget and time. A decision costs about ``candidates x worlds`` rollouts of at most ``depth`` ticks (each tick
+a blueprint move per pile and :func:`rules.play_tick`). The defaults (16 worlds, rollouts to the end) give a mean
+of about 20-30 ms per decision (per seat, the memo shared) on one core of the reference machine for the timed
+levels; ``evaluation/results/summit_rush_search.json`` holds the measured means with the command that made them.
+When only one candidate exists (e.g. only one seat can turn) the search is skipped.
+
+Silent and talking games. The agent says nothing: in a talking game it picks among the moves with message 0, which
+are the silent moves themselves. It needs no env options: the number of piles comes from the mask's length, and
+the stock and clock sizes from the observation's length, matched against the levels' presets (untimed games need
+no match); a timed custom clock that fits no preset raises ``OptionError``.
+"""
+
+from __future__ import annotations
+
+import random
+from itertools import product
+
+import numpy as np
+
+from cardzoo.envs.common.errors import OptionError
+from cardzoo.envs.summit_rush import rules
+from cardzoo.envs.summit_rush.rules import COVER_MASK, COVERS, N_MESSAGES, N_PEAKS
+
+from .summit_rush_simple import _NEIGHBOURS, _PILE_RANK, Table, cached_plan, piles_of
+
+_HEARD_PER_SEAT = N_MESSAGES - 1 + 10  # the talk pieces per seat: last message (56) and its age (10)
+_GRANK = tuple((c % 13 + 1) % 13 for c in range(52))  # game rank of each card
+
+
+def clock_of(size: int, piles: int, talk: bool, timed: bool) -> tuple[int, int]:
+    """(stock thermometer length per seat, clock ticks) of an observation of ``size`` entries.
+
+    The pieces between ``on_piles`` and the talk pieces hold ``piles * stock_len + ticks`` entries; untimed, the
+    clock is empty; timed, the split is the one of a level preset (``rules.LEVELS``, 3 s per action)."""
+    start = _PILE_RANK + 17 * piles + 52
+    region = size - start - talk * piles * _HEARD_PER_SEAT - 2 - piles
+    if not timed:
+        if region % piles:
+            raise OptionError(f"an observation of {size} entries is no untimed Summit Rush table for {piles} piles")
+        return region // piles, 0
+    for level in rules.LEVELS.values():
+        stock, seconds = level[piles]
+        if seconds is not None:
+            ticks = rules.Config(players=piles, stock=stock, time_limit=seconds).ticks
+            if piles * (stock - 1) + ticks == region:
+                return stock - 1, ticks
+    raise OptionError(f"the search agent knows the clocks of the levels {list(rules.LEVELS)} only; an observation "
+                      f"of {size} entries matches none of them for {piles} piles")
+
+
+class Public:
+    """What the search needs from an observation: the table, the stock counts, the clock."""
+
+    def __init__(self, bits: int, size: int, n_actions: int):
+        n = self.piles = piles_of(n_actions)
+        self.talk = n_actions != N_PEAKS * n + 2
+        self.table = table = Table(bits, n, size)
+        timed = bool(bits >> (size - 2 - n) & 1)
+        self.stock_len, ticks = clock_of(size, n, self.talk, timed)
+        off = _PILE_RANK + 17 * n + 52
+        full = (1 << self.stock_len) - 1
+        self.stock_left = tuple((bits >> (off + p * self.stock_len) & full).bit_count() for p in range(n))
+        off += n * self.stock_len
+        self.ticks = ticks if timed else None
+        self.ticks_left = (bits >> off & ((1 << ticks) - 1)).bit_count() if timed else None
+        # What the search reads, the same for every seat and for silent and talking games (it ignores messages).
+        self.key = (n, table.wrap, table.present, table.up, tuple(sorted(table.cards.items())), table.tops,
+                    table.on_piles, self.stock_len, self.stock_left, self.ticks, self.ticks_left)
+
+
+def sample_world(pub: Public, rng: random.Random) -> rules.State:
+    """One deal of the unseen cards consistent with the public table, as a rules State at the current tick."""
+    t, n = pub.table, pub.piles
+    seen = t.on_piles
+    for card in t.cards.values():
+        seen |= 1 << card
+    unseen = [c for c in range(52) if not seen >> c & 1]
+    rng.shuffle(unseen)
+    down = [d for d in range(N_PEAKS) if t.present >> d & 1 and not t.up >> d & 1]
+    if len(unseen) < len(down) + sum(pub.stock_left):
+        raise OptionError("the observation shows more hidden places than unseen cards: not a Summit Rush table")
+    peaks = [0] * N_PEAKS  # gone positions keep a placeholder: the rules never read them again
+    for pos, card in t.cards.items():
+        peaks[pos] = card
+    for pos, card in zip(down, unseen, strict=False):
+        peaks[pos] = card
+    i = len(down)
+    stocks = []
+    for left in pub.stock_left:
+        stocks.append(unseen[i : i + left])
+        i += left
+    s = rules.State()
+    ticks = pub.ticks
+    # One rules tick per clock tick (1 s each), so the clock of the world ends where the real one does.
+    s.config = rules.Config(players=n, stock=pub.stock_len + 1, time_limit=ticks, seconds_per_action=1.0,
+                            wrap=t.wrap)
+    s.fits = rules.FITS[t.wrap]
+    s.peaks = peaks
+    s.present, s.up = t.present, t.up
+    s.tops = list(t.tops)
+    s.piles = [[c] for c in t.tops]
+    s.on_piles = t.on_piles
+    s.stocks = stocks
+    s.stock_left = [len(st) for st in stocks]
+    s.aside = unseen[i:]
+    s.tick = 0 if ticks is None else ticks - pub.ticks_left
+    s.outcome = None
+    s.conflicts = s.bounced = s.redirected = s.turned = 0
+    s.rng = random.Random(0)  # unused: every tick of the search is played in a fixed order
+    s.last_order = ()
+    s.said = [None] * n
+    return s
+
+
+class Blueprint:
+    """The rollout policy for one world: the simple strategy's choices, one step at a time, on face-up cards."""
+
+    def __init__(self, s: rules.State):
+        self.n = n = s.config.players
+        self.turn, self.wait = N_PEAKS * n, N_PEAKS * n + 1
+        self.rank = rank = [_GRANK[c] for c in s.peaks]
+        of_rank = [0] * 13
+        for pos in range(N_PEAKS):
+            of_rank[rank[pos]] |= 1 << pos
+        nb = _NEIGHBOURS[s.config.wrap]
+        # Positions whose card fits a top of game rank r (face up or not: the caller masks with the free cards).
+        self.fit = [sum(of_rank[q] for q in nb[r]) for r in range(13)]
+
+    def actions(self, s: rules.State) -> list[int]:
+        n, fit, rank = self.n, self.fit, self.rank
+        up, present = s.up, s.present
+        acts = [self.wait] * n
+        taken = 0
+        for p in range(n):
+            cand = up & fit[_GRANK[s.tops[p]]] & ~taken
+            best, best_score = -1, -1
+            while cand:
+                low = cand & -cand
+                cand ^= low
+                pos = low.bit_length() - 1
+                left = present & ~low
+                score = 0
+                for q in COVERS[pos]:
+                    if not left & COVER_MASK[q]:
+                        score += 4
+                if up & ~low & ~taken & fit[rank[pos]]:
+                    score += 1
+                if score > best_score:
+                    best, best_score = pos, score
+            if best >= 0:
+                acts[p] = best * n + p
+                taken |= 1 << best
+        if not taken:
+            left = s.stock_left
+            turner = max(range(n), key=lambda q: (left[q], -q))
+            if left[turner]:
+                acts[turner] = self.turn
+        return acts
+
+
+def rollout(world: rules.State, blueprint: Blueprint, joint: tuple[int, ...], depth: int | None) -> rules.State:
+    """Play ``joint`` then the blueprint for at most ``depth`` more ticks (None: to the end) in a copy of ``world``."""
+    s = world.copy()
+    order = tuple(range(blueprint.n))
+    rules.play_tick(s, joint, order)
+    ticks = 0
+    while s.outcome is None and (depth is None or ticks < depth):
+        rules.play_tick(s, blueprint.actions(s), order)
+        ticks += 1
+    return s
+
+
+def candidates(pub: Public) -> list[tuple[int, ...]]:
+    """The team's joint moves for this tick (see the module docstring), the simple strategy's own first."""
+    t, n = pub.table, pub.piles
+    turn, wait = N_PEAKS * n, N_PEAKS * n + 1
+    fits = rules.FITS[t.wrap]
+    per_pile = []
+    for p in range(n):
+        opts = [pos * n + p for pos, card in sorted(t.cards.items()) if fits[t.tops[p]] >> card & 1]
+        if pub.stock_left[p] and not opts:  # save the stock: a seat turns only when nothing fits its pile
+            opts.append(turn)
+        opts.append(wait)
+        per_pile.append(opts)
+    out = []
+    for joint in product(*per_pile):
+        cards = [a // n for a in joint if a < turn]
+        if len(set(cards)) == len(cards) and any(a != wait for a in joint):
+            out.append(joint)
+    first = blueprint_joint(pub)
+    if first in out:
+        out.remove(first)
+        out.insert(0, first)
+    return out
+
+
+def blueprint_joint(pub: Public) -> tuple[int, ...]:
+    """The simple strategy's joint move: seat p plays the first card of its pile's planned run; if nothing fits
+    any pile, the seat with most stock left (the lower on ties) turns."""
+    t, n = pub.table, pub.piles
+    turn, wait = N_PEAKS * n, N_PEAKS * n + 1
+    chains = cached_plan(t)
+    joint = [chains[p][0] * n + p if chains[p] else wait for p in range(n)]
+    if all(a == wait for a in joint):
+        turner = max(range(n), key=lambda q: (pub.stock_left[q], -q))
+        if pub.stock_left[turner]:
+            joint[turner] = turn
+    return tuple(joint)
+
+
+def search(pub: Public, worlds: int, depth: int | None, team_seed: int) -> tuple[int, ...]:
+    """The best joint move for the public table ``pub`` (see the module docstring)."""
+    cands = candidates(pub)
+    if len(cands) == 1:
+        return cands[0]
+    rng = random.Random(repr((pub.key, team_seed)))  # str seeds hash with SHA-512: the same in every process
+    better = [0] * len(cands)  # worlds where candidate i ends better than the blueprint's move (candidate 0)
+    worse = [0] * len(cands)
+    for _ in range(worlds):
+        world = sample_world(pub, rng)
+        blueprint = Blueprint(world)
+        values = [value(rollout(world, blueprint, joint, depth)) for joint in cands]
+        for i, v in enumerate(values):
+            better[i] += v > values[0]
+            worse[i] += v < values[0]
+    # Deviate from the blueprint's move only for a clear gain, a sign test over the worlds (z = MARGIN): among many
+    # noisy candidates the best looks better than it is (the winner's curse), as in SPARTA's deviation threshold.
+    best = max(range(len(cands)), key=lambda i: (better[i] - worse[i], -i))
+    gain = better[best] - worse[best]
+    return cands[best] if gain >= 2 and gain >= MARGIN * (better[best] + worse[best]) ** 0.5 else cands[0]
+
+
+def value(end: rules.State) -> float:
+    """A rollout's result: a win, then the stock cards left on it (the score); every loss is 0."""
+    return 1 + sum(end.stock_left) / 100 if end.outcome == rules.WIN else 0.0
+
+
+_MEMO: dict[tuple, tuple[int, ...]] = {}
+MARGIN = 2.0  # z of the sign test a deviation from the blueprint's move must pass
+
+
+class SummitRushSearch:
+    """Rollout search over the team's joint move, for any seat of Summit Rush (see the module docstring)."""
+
+    name = "search"
+
+    def __init__(self, seed: int | None = None, worlds: int = 16, depth: int | None = None, team_seed: int = 0):
+        if isinstance(worlds, bool) or not isinstance(worlds, int) or worlds < 1:
+            raise OptionError(f"worlds must be a whole number >= 1, got {worlds!r}")
+        if depth is not None and (isinstance(depth, bool) or not isinstance(depth, int) or depth < 0):
+            raise OptionError(f"depth must be None (to the end) or a whole number >= 0, got {depth!r}")
+        if isinstance(team_seed, bool) or not isinstance(team_seed, int):
+            raise OptionError(f"team_seed must be an int shared by the team's seats, got {team_seed!r}")
+        self.worlds, self.depth, self.team_seed = worlds, depth, team_seed
+        self.reset(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        """Nothing to forget: every decision is a function of the current observation alone. The seed is not
+        used: both seats must sample the same worlds, so the search's randomness comes from the public table and
+        ``team_seed``."""
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        bits = int.from_bytes(np.packbits(observation.view(np.uint8), bitorder="little").tobytes(), "little")
+        legal = int.from_bytes(np.packbits(action_mask.view(np.uint8), bitorder="little").tobytes(), "little")
+        return self.act_bits(bits, legal, observation.shape[0], action_mask.shape[0])
+
+    def act_bits(self, bits: int, legal: int, size: int, n_actions: int) -> int:
+        """The decision from the observation and mask as ints (bit i = entry i) and their lengths; in a talking
+        game, the move with message 0 (say nothing)."""
+        pub = Public(bits, size, n_actions)
+        n = pub.piles
+        legal &= (1 << (N_PEAKS * n + 2)) - 1
+        if not legal:
+            raise ValueError("the action mask has no legal action: the game is over")
+        key = (pub.key, self.worlds, self.depth, self.team_seed)
+        joint = _MEMO.get(key)
+        if joint is None:
+            if len(_MEMO) > 64:
+                _MEMO.clear()
+            joint = _MEMO[key] = search(pub, self.worlds, self.depth, self.team_seed)
+        action = joint[pub.table.seat]
+        if not legal >> action & 1:
+            raise ValueError(f"the search chose action {action}, which the mask forbids: the observation and the "
+                             "mask disagree")
+        return action
+

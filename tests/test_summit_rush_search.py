@@ -1,0 +1,192 @@
+"""Summit Rush's search agent: it reads only its observation, decides the same in every process, checks its budget,
+keeps the team free of collisions, plays talking games by saying nothing, and deviates from the blueprint when the
+rollouts show a clear gain."""
+
+from __future__ import annotations
+
+import inspect
+import json
+import random
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from cardzoo.agents import summit_rush_search
+from cardzoo.agents.registry import make_agent
+from cardzoo.agents.summit_rush_search import Public, SummitRushSearch, sample_world
+from cardzoo.envs import summit_rush_v0
+from cardzoo.envs.common.errors import OptionError
+from cardzoo.envs.summit_rush import rules
+from cardzoo.envs.summit_rush.rules import N_PEAKS
+
+from .test_summit_rush_agents import resample_hidden
+
+SMALL = {"worlds": 4}  # enough to exercise every path; the strength is measured by evaluation, not here
+
+
+def bits_of(vector: np.ndarray) -> int:
+    return int.from_bytes(np.packbits(vector.view(np.uint8), bitorder="little").tobytes(), "little")
+
+
+def play(options: dict, seed: int, agents, check=None) -> tuple[list, dict]:
+    """A parallel game; returns every tick's actions and the final info. ``check(env, obs)`` sees each tick."""
+    env = summit_rush_v0.parallel_env(**options)
+    obs, _ = env.reset(seed=seed)
+    for i, agent in enumerate(agents):
+        agent.reset(seed=seed * 10 + i)
+    log, info = [], {}
+    while env.agents:
+        if check is not None:
+            check(env, obs)
+        actions = {a: agents[i].act(obs[a]["observation"], obs[a]["action_mask"])
+                   for i, a in enumerate(env.possible_agents)}
+        log.append(tuple(actions.values()))
+        obs, _, _, _, infos = env.step(actions)
+        info = infos[env.possible_agents[0]]
+    return log, info
+
+
+def test_registered_and_acts_on_observation_and_mask_only():
+    agent = make_agent("search", "summit_rush_v0", seed=3)
+    assert isinstance(agent, SummitRushSearch)
+    assert list(inspect.signature(agent.act).parameters) == ["observation", "action_mask"]
+
+
+@pytest.mark.parametrize("options", [{"level": "hard", "talk": False}, {"time_limit": None, "talk": False},
+                                     {"players": 3, "talk": False}])
+def test_the_same_decision_on_every_deal_consistent_with_the_observation(options):
+    """At every tick, an agent with the same seed shown the observation of a state whose hidden cards (face-down
+    peaks, unturned stocks, the aside) were dealt anew -- identical by construction -- makes the same decision,
+    computed afresh (the memo cleared)."""
+    rng = random.Random(11)
+    twin = SummitRushSearch(**SMALL)
+    checked = 0
+
+    def check(env, obs):
+        nonlocal checked
+        other = resample_hidden(env.game, rng)
+        assert other.peaks != env.game.peaks or other.stocks != env.game.stocks or env.game.tick > 0
+        for i, a in enumerate(env.possible_agents):
+            seen = env.observer.observe(other, i)
+            assert np.array_equal(seen, obs[a]["observation"])
+            summit_rush_search._MEMO.clear()
+            twin.reset(seed=5)
+            first = twin.act(obs[a]["observation"], obs[a]["action_mask"])
+            summit_rush_search._MEMO.clear()
+            twin.reset(seed=5)
+            assert twin.act(seen, obs[a]["action_mask"]) == first
+            checked += 1
+
+    env_agents = [SummitRushSearch(**SMALL) for _ in range(options.get("players", 2))]
+    for seed in range(2):
+        play(options, seed, env_agents, check)
+    assert checked > 40
+
+
+def test_the_public_table_is_read_right_for_every_level_and_talk():
+    """Stock counts and the clock decoded from the observation equal the game's, and a sampled world keeps every
+    public fact and deals exactly the unseen cards."""
+    for options in [{"level": lvl, "talk": talk, "players": p} for lvl in ("normal", "hard", "expert")
+                    for talk in (False, True) for p in (2, 3)] + [{"solo": True}, {"time_limit": None}]:
+        env = summit_rush_v0.parallel_env(**options)
+        obs, _ = env.reset(seed=4)
+        rng = random.Random(0)
+        for tick in range(6):
+            s = env.game
+            o = obs[env.possible_agents[0]]
+            pub = Public(bits_of(o["observation"]), o["observation"].shape[0], o["action_mask"].shape[0])
+            assert list(pub.stock_left) == s.stock_left, options
+            assert pub.ticks_left == s.ticks_left(), options
+            world = sample_world(pub, rng)
+            assert (world.present, world.up, world.tops, world.stock_left) == (s.present, s.up, s.tops, s.stock_left)
+            assert world.ticks_left() == s.ticks_left()
+            assert hidden(world) == hidden(s)
+            n = s.config.players
+            turn = N_PEAKS * n
+            # Turn a stock card now and then so the thermometers change.
+            obs, *_ = env.step({a: turn if tick % 2 == 0 and s.stock_left[i] else turn + 1
+                                for i, a in enumerate(env.possible_agents)})
+
+
+def hidden(s: rules.State) -> list[int]:
+    """The cards nobody has seen: face-down peaks, unturned stock cards, the aside."""
+    down = [s.peaks[p] for p in range(N_PEAKS) if s.present >> p & 1 and not s.up >> p & 1]
+    return sorted(down + [c for st, left in zip(s.stocks, s.stock_left, strict=True) for c in st[len(st) - left:]]
+                  + s.aside)
+
+
+def test_a_timed_clock_of_no_level_is_refused_clearly():
+    env = summit_rush_v0.parallel_env(time_limit=99.0, talk=False)
+    obs, _ = env.reset(seed=0)
+    o = obs["player_0"]
+    with pytest.raises(OptionError, match="clocks of the levels"):
+        SummitRushSearch(**SMALL).act(o["observation"], o["action_mask"])
+
+
+@pytest.mark.parametrize("bad", [{"worlds": 0}, {"worlds": -3}, {"worlds": 2.5}, {"worlds": True},
+                                 {"worlds": "8"}, {"depth": -1}, {"depth": 1.5}, {"depth": False},
+                                 {"team_seed": 1.0}])
+def test_budget_is_validated(bad):
+    with pytest.raises(OptionError, match=next(iter(bad))):
+        SummitRushSearch(**bad)
+
+
+def test_budget_options_are_used():
+    """A depth of 0 rolls out only the candidate tick; any budget plays legal, collision-free games."""
+    for budget in ({"worlds": 1, "depth": 0}, {"worlds": 2, "depth": 3}):
+        _, info = play({"level": "hard", "talk": False}, 1, [SummitRushSearch(**budget) for _ in range(2)])
+        assert info["conflicts"] == info["bounced"] == info["redirected"] == 0
+
+
+def _game_log(seed: int) -> list:
+    log, _ = play({"level": "hard", "talk": False}, seed, [SummitRushSearch(**SMALL) for _ in range(2)])
+    return [list(t) for t in log]
+
+
+def test_deterministic_within_and_across_processes():
+    here = _game_log(2)
+    assert _game_log(2) == here
+    code = ("import json, sys; sys.path.insert(0, '.'); from tests.test_summit_rush_search import _game_log; "
+            "print(json.dumps(_game_log(2)))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         env={"PYTHONHASHSEED": "random", "PATH": ""}, cwd=str(_repo_root()))
+    assert json.loads(out.stdout) == here
+
+
+def _repo_root():
+    from pathlib import Path
+
+    return Path(__file__).resolve().parent.parent
+
+
+def test_team_never_collides_and_each_seat_serves_its_own_pile():
+    def check(env, obs):
+        s = env.game
+        n = s.config.players
+        for i, a in enumerate(env.possible_agents):
+            action = SummitRushSearch(**SMALL).act(obs[a]["observation"], obs[a]["action_mask"])
+            assert action >= N_PEAKS * n or action % n == i  # a play goes onto the seat's own pile
+
+    for options in ({"level": "normal", "talk": False}, {"players": 3, "level": "hard", "talk": False}):
+        for seed in range(3):
+            _, info = play(options, seed, [SummitRushSearch(**SMALL) for _ in range(options.get("players", 2))],
+                           check)
+            assert info["conflicts"] == info["bounced"] == info["redirected"] == 0
+
+
+def test_talking_games_are_played_silently_and_the_same():
+    """In a talking game the agent says nothing (message 0, so its actions are the silent moves) and plays the
+    very game it plays in the silent variant."""
+    for seed in range(2):
+        silent, _ = play({"level": "hard", "talk": False}, seed, [SummitRushSearch(**SMALL) for _ in range(2)])
+        talking, info = play({"level": "hard"}, seed, [SummitRushSearch(**SMALL) for _ in range(2)])
+        assert talking == silent
+        assert info.get("messages", 0) == 0
+
+
+def test_with_a_simple_partner_the_game_stays_legal():
+    for seed in range(3):
+        play({"level": "normal", "talk": False}, seed, [SummitRushSearch(**SMALL), make_agent("simple",
+                                                                                         "summit_rush_v0")])
