@@ -1,0 +1,178 @@
+"""The Summit Rush search agent on the report's deals: win rates, paired against the simple strategy, cross-play,
+time per decision, and where its losses come from.
+
+Game ``i`` is the report's game ``i`` (``reset(seed=i)`` of the silent timed level, as the evaluation runner plays
+it), with the runner's agent seeds, so every team meets the same deals and the comparison with the simple strategy
+is paired (McNemar). Teams: search + search, simple + simple, and the cross-play pairs search + simple and
+simple + search (seat 0 first). Time is CPU time (``time.process_time``) inside the search seats' ``act``, per
+decision (both seats of a search team share one search per tick through the memo, so a tick's search is paid by the
+first seat to ask); one process, so run it alone and under ``nice``.
+
+Losses are sorted by how the game ended -- *stuck* (both stocks used up and nothing fits: the stock ran out) or
+*time* (the clock ran out first) -- with the peak cards left, and the tick's collisions (conflicts + bounced
+cards) are counted. The perfect-information ceiling of these deals is in ``summit_rush_ceiling_<level>.json`` (it
+wins nearly all of them). Each deal the search team loses is played again by a *told* team: the same search, but
+its only world is the true deal (a diagnostic handed the hidden cards, not an agent). A deal the told team wins
+was lost to the hidden cards -- to not knowing the face-down cards and the stocks' order; one it loses too was
+lost to the limits of one-tick rollouts of the blueprint.
+
+    nice python -m cardzoo.evaluation.summit_rush_search_study --games 200 --levels normal hard \\
+        --out evaluation/results/summit_rush_search.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import platform
+import shlex
+import statistics
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+
+from cardzoo.agents.registry import make_agent
+from cardzoo.agents.summit_rush_search import Blueprint, Public, SummitRushSearch, candidates, rollout, value
+from cardzoo.envs import summit_rush_v0
+
+from .runner import agent_seed
+from .stats import paired, wilson
+
+TEAMS = (("search", "search"), ("simple", "simple"), ("search", "simple"), ("simple", "search"))
+
+
+def play(env, seed: int, agents: list, clock: list[float]) -> dict:
+    """One game of the report's deal ``seed``; ``clock`` collects the search seats' CPU seconds per decision."""
+    obs, _ = env.reset(seed=seed)
+    for seat, agent in enumerate(agents):
+        agent.reset(agent_seed(seed, seat))
+    info: dict = {}
+    while env.agents:
+        actions = {}
+        for seat, name in enumerate(env.possible_agents):
+            start = time.process_time()
+            actions[name] = agents[seat].act(obs[name]["observation"], obs[name]["action_mask"])
+            if isinstance(agents[seat], SummitRushSearch):
+                clock.append(time.process_time() - start)
+        obs, _, _, _, infos = env.step(actions)
+        info = infos[env.possible_agents[0]]
+    return info
+
+
+class _Told:
+    """The search handed the true deal as its only world (a diagnostic: it sees hidden cards)."""
+
+    def __init__(self, env):
+        self.env = env
+
+    def reset(self, seed=None) -> None:
+        pass
+
+    def act(self, observation, action_mask) -> int:
+        bits = int.from_bytes(np.packbits(observation.view(np.uint8), bitorder="little").tobytes(), "little")
+        pub = Public(bits, observation.shape[0], action_mask.shape[0])
+        cands = candidates(pub)
+        world = self.env.game.copy()
+        blueprint = Blueprint(world)
+        values = [value(rollout(world, blueprint, joint, None)) for joint in cands]
+        return cands[values.index(max(values))][pub.table.seat]
+
+
+def study(levels: list[str], games: int, worlds: int) -> dict:
+    out: dict = {"games": games, "seeds": f"0..{games - 1} (env.reset(seed=i), as the evaluation runner)",
+                 "options": {"talk": False}, "worlds": worlds, "levels": {}}
+    for level in levels:
+        env = summit_rush_v0.parallel_env(level=level, talk=False, illegal_action="raise")
+        cells = {}
+        for team in TEAMS:
+            agents = [SummitRushSearch(worlds=worlds) if a == "search" else make_agent(a, "summit_rush_v0")
+                      for a in team]
+            clock: list[float] = []
+            records = []
+            for seed in range(games):
+                records.append(play(env, seed, agents, clock))
+                print(f"\r  {level} {'+'.join(team)}: {seed + 1}/{games}", end="", file=sys.stderr, flush=True)
+            print(file=sys.stderr)
+            won = [r["outcome"] == "win" for r in records]
+            rate = wilson(sum(won), games)
+            lost = [r for r in records if r["outcome"] != "win"]
+            cell = {
+                "wins": sum(won), "rate": rate.rate, "low": rate.low, "high": rate.high,
+                "losses": dict(Counter(r["outcome"] for r in lost)),
+                "peaks_left_on_losses": {cause: statistics.fmean(r["peaks_left"] for r in lost
+                                                                 if r["outcome"] == cause)
+                                         for cause in {r["outcome"] for r in lost}},
+                "collisions": sum(r["conflicts"] + r["bounced"] for r in records),
+                "score_on_wins": statistics.fmean(r["score"] for r in records if r["outcome"] == "win")
+                if any(won) else None,
+                "results": "".join("W" if w else "L" for w in won),
+            }
+            if clock:
+                cell["ms_per_decision"] = 1000 * statistics.fmean(clock)
+                cell["ms_per_decision_max"] = 1000 * max(clock)
+            if team == ("search", "search"):
+                told = [_Told(env), _Told(env)]
+                told_won = Counter(r["outcome"] for seed, r in enumerate(records) if r["outcome"] != "win"
+                                   and play(env, seed, told, [])["outcome"] == "win")
+                cell["loss_sources"] = {
+                    "hidden_cards": dict(told_won),
+                    "rollout_limits": dict(Counter(r["outcome"] for r in lost) - told_won),
+                }
+            cells["+".join(team)] = cell
+        base = [c == "W" for c in cells["simple+simple"]["results"]]
+        for name, cell in cells.items():
+            if name != "simple+simple":
+                cmp = paired([c == "W" for c in cell["results"]], base)
+                cell["vs_simple"] = {"only_this": cmp.only_a, "only_simple": cmp.only_b, "difference": cmp.difference,
+                                     "low": cmp.low, "high": cmp.high, "mcnemar_p": cmp.p_value}
+        out["levels"][level] = cells
+    return out
+
+
+def write_csv(result: dict, path: Path) -> None:
+    with path.open("w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["level", "team", "games", "wins", "rate", "low", "high", "stuck", "time", "collisions",
+                    "vs_simple", "vs_simple_low", "vs_simple_high", "mcnemar_p", "ms_per_decision"])
+        for level, cells in result["levels"].items():
+            for team, c in cells.items():
+                v = c.get("vs_simple", {})
+                w.writerow([level, team, result["games"], c["wins"], f"{c['rate']:.4f}", f"{c['low']:.4f}",
+                            f"{c['high']:.4f}", c["losses"].get("stuck", 0), c["losses"].get("time", 0),
+                            c["collisions"], *(f"{v[k]:.4f}" if k in v else "" for k in ("difference", "low",
+                                                                                           "high", "mcnemar_p")),
+                            f"{c['ms_per_decision']:.2f}" if "ms_per_decision" in c else ""])
+
+
+def main(argv: list[str] | None = None) -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--games", type=int, default=200, help="deals per level (seeds 0..games-1)")
+    p.add_argument("--levels", nargs="+", default=["normal", "hard"], help="timed levels, silent")
+    p.add_argument("--worlds", type=int, default=SummitRushSearch().worlds, help="the search's sampled worlds")
+    p.add_argument("--out", default="evaluation/results/summit_rush_search.json", help="JSON (a CSV beside it)")
+    args = p.parse_args(argv)
+    start = time.process_time()
+    result = study(args.levels, args.games, args.worlds)
+    result["cpu_seconds"] = round(time.process_time() - start, 1)
+    result["machine"] = platform.processor() or platform.machine()
+    result["command"] = "python -m cardzoo.evaluation.summit_rush_search_study " + shlex.join(
+        sys.argv[1:] if argv is None else argv)
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(result, indent=1) + "\n")
+    write_csv(result, out.with_suffix(".csv"))
+    for level, cells in result["levels"].items():
+        for team, c in cells.items():
+            v = c.get("vs_simple")
+            extra = f", vs simple {100 * v['difference']:+.1f} [{100 * v['low']:+.1f}, {100 * v['high']:+.1f}]" \
+                if v else ""
+            print(f"{level} {team}: {100 * c['rate']:.1f}% [{100 * c['low']:.1f}, {100 * c['high']:.1f}] "
+                  f"losses {c['losses']}{extra}")
+
+
+if __name__ == "__main__":
+    main()
