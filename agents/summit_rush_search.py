@@ -247,7 +247,7 @@ def blueprint_joint(pub: Public) -> tuple[int, ...]:
     return tuple(joint)
 
 
-def search(pub: Public, worlds: int, depth: int | None, team_seed: int) -> tuple[int, ...]:
+def search(pub: Public, worlds: int, depth: int | None, z: float, team_seed: int) -> tuple[int, ...]:
     """The best joint move for the public table ``pub`` (see the module docstring)."""
     cands = candidates(pub)
     if len(cands) == 1:
@@ -262,11 +262,11 @@ def search(pub: Public, worlds: int, depth: int | None, team_seed: int) -> tuple
         for i, v in enumerate(values):
             better[i] += v > values[0]
             worse[i] += v < values[0]
-    # Deviate from the blueprint's move only for a clear gain, a sign test over the worlds (z = MARGIN): among many
-    # noisy candidates the best looks better than it is (the winner's curse), as in SPARTA's deviation threshold.
+    # Deviate from the blueprint's move only for a clear gain, a sign test over the worlds: among many noisy
+    # candidates the best looks better than it is (the winner's curse), as in SPARTA's deviation threshold.
     best = max(range(len(cands)), key=lambda i: (better[i] - worse[i], -i))
     gain = better[best] - worse[best]
-    return cands[best] if gain >= 2 and gain >= MARGIN * (better[best] + worse[best]) ** 0.5 else cands[0]
+    return cands[best] if gain > 0 and gain >= z * (better[best] + worse[best]) ** 0.5 else cands[0]
 
 
 def value(end: rules.State) -> float:
@@ -275,7 +275,6 @@ def value(end: rules.State) -> float:
 
 
 _MEMO: dict[tuple, tuple[int, ...]] = {}
-MARGIN = 2.0  # z of the sign test a deviation from the blueprint's move must pass
 
 
 class SummitRushSearch:
@@ -283,14 +282,17 @@ class SummitRushSearch:
 
     name = "search"
 
-    def __init__(self, seed: int | None = None, worlds: int = 16, depth: int | None = None, team_seed: int = 0):
+    def __init__(self, seed: int | None = None, worlds: int = 16, depth: int | None = None, z: float = 2.0,
+                 team_seed: int = 0):
         if isinstance(worlds, bool) or not isinstance(worlds, int) or worlds < 1:
             raise OptionError(f"worlds must be a whole number >= 1, got {worlds!r}")
         if depth is not None and (isinstance(depth, bool) or not isinstance(depth, int) or depth < 0):
             raise OptionError(f"depth must be None (to the end) or a whole number >= 0, got {depth!r}")
+        if isinstance(z, bool) or not isinstance(z, int | float) or not 0 <= z < float("inf"):
+            raise OptionError(f"z must be a finite number >= 0 (0: follow any gain), got {z!r}")
         if isinstance(team_seed, bool) or not isinstance(team_seed, int):
             raise OptionError(f"team_seed must be an int shared by the team's seats, got {team_seed!r}")
-        self.worlds, self.depth, self.team_seed = worlds, depth, team_seed
+        self.worlds, self.depth, self.z, self.team_seed = worlds, depth, float(z), team_seed
         self.reset(seed)
 
     def reset(self, seed: int | None = None) -> None:
@@ -311,12 +313,12 @@ class SummitRushSearch:
         legal &= (1 << (N_PEAKS * n + 2)) - 1
         if not legal:
             raise ValueError("the action mask has no legal action: the game is over")
-        key = (pub.key, self.worlds, self.depth, self.team_seed)
+        key = (pub.key, self.worlds, self.depth, self.z, self.team_seed)
         joint = _MEMO.get(key)
         if joint is None:
             if len(_MEMO) > 64:
                 _MEMO.clear()
-            joint = _MEMO[key] = search(pub, self.worlds, self.depth, self.team_seed)
+            joint = _MEMO[key] = search(pub, self.worlds, self.depth, self.z, self.team_seed)
         action = joint[pub.table.seat]
         if not legal >> action & 1:
             raise ValueError(f"the search chose action {action}, which the mask forbids: the observation and the "
