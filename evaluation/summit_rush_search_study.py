@@ -16,7 +16,7 @@ its only world is the true deal (a diagnostic handed the hidden cards, not an ag
 was lost to the hidden cards -- to not knowing the face-down cards and the stocks' order; one it loses too was
 lost to the limits of one-tick rollouts of the blueprint.
 
-    nice python -m cardzoo.evaluation.summit_rush_search_study --games 200 --levels normal hard \\
+    nice python -m cardzoo.evaluation.summit_rush_search_study --games 200 --cross 100 --levels normal hard \\
         --out evaluation/results/summit_rush_search.json
 """
 
@@ -82,26 +82,28 @@ class _Told:
         return cands[values.index(max(values))][pub.table.seat]
 
 
-def study(levels: list[str], games: int, worlds: int) -> dict:
-    out: dict = {"games": games, "seeds": f"0..{games - 1} (env.reset(seed=i), as the evaluation runner)",
-                 "options": {"talk": False}, "worlds": worlds, "levels": {}}
+def study(levels: list[str], games: int, cross: int, worlds: int) -> dict:
+    out: dict = {"games": games, "cross_games": cross, "options": {"talk": False}, "worlds": worlds,
+                 "seeds": f"0..{games - 1} (env.reset(seed=i), as the evaluation runner; cross-play 0..{cross - 1})",
+                 "levels": {}}
     for level in levels:
         env = summit_rush_v0.parallel_env(level=level, talk=False, illegal_action="raise")
         cells = {}
         for team in TEAMS:
+            n_games = games if team[0] == team[1] else cross
             agents = [SummitRushSearch(worlds=worlds) if a == "search" else make_agent(a, "summit_rush_v0")
                       for a in team]
             clock: list[float] = []
             records = []
-            for seed in range(games):
+            for seed in range(n_games):
                 records.append(play(env, seed, agents, clock))
-                print(f"\r  {level} {'+'.join(team)}: {seed + 1}/{games}", end="", file=sys.stderr, flush=True)
+                print(f"\r  {level} {'+'.join(team)}: {seed + 1}/{n_games}", end="", file=sys.stderr, flush=True)
             print(file=sys.stderr)
             won = [r["outcome"] == "win" for r in records]
-            rate = wilson(sum(won), games)
+            rate = wilson(sum(won), n_games)
             lost = [r for r in records if r["outcome"] != "win"]
             cell = {
-                "wins": sum(won), "rate": rate.rate, "low": rate.low, "high": rate.high,
+                "games": n_games, "wins": sum(won), "rate": rate.rate, "low": rate.low, "high": rate.high,
                 "losses": dict(Counter(r["outcome"] for r in lost)),
                 "peaks_left_on_losses": {cause: statistics.fmean(r["peaks_left"] for r in lost
                                                                  if r["outcome"] == cause)
@@ -126,7 +128,7 @@ def study(levels: list[str], games: int, worlds: int) -> dict:
         base = [c == "W" for c in cells["simple+simple"]["results"]]
         for name, cell in cells.items():
             if name != "simple+simple":
-                cmp = paired([c == "W" for c in cell["results"]], base)
+                cmp = paired([c == "W" for c in cell["results"]], base[:cell["games"]])
                 cell["vs_simple"] = {"only_this": cmp.only_a, "only_simple": cmp.only_b, "difference": cmp.difference,
                                      "low": cmp.low, "high": cmp.high, "mcnemar_p": cmp.p_value}
         out["levels"][level] = cells
@@ -141,7 +143,7 @@ def write_csv(result: dict, path: Path) -> None:
         for level, cells in result["levels"].items():
             for team, c in cells.items():
                 v = c.get("vs_simple", {})
-                w.writerow([level, team, result["games"], c["wins"], f"{c['rate']:.4f}", f"{c['low']:.4f}",
+                w.writerow([level, team, c["games"], c["wins"], f"{c['rate']:.4f}", f"{c['low']:.4f}",
                             f"{c['high']:.4f}", c["losses"].get("stuck", 0), c["losses"].get("time", 0),
                             c["collisions"], *(f"{v[k]:.4f}" if k in v else "" for k in ("difference", "low",
                                                                                            "high", "mcnemar_p")),
@@ -151,12 +153,13 @@ def write_csv(result: dict, path: Path) -> None:
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--games", type=int, default=200, help="deals per level (seeds 0..games-1)")
+    p.add_argument("--cross", type=int, default=100, help="deals per level for the cross-play teams")
     p.add_argument("--levels", nargs="+", default=["normal", "hard"], help="timed levels, silent")
     p.add_argument("--worlds", type=int, default=SummitRushSearch().worlds, help="the search's sampled worlds")
     p.add_argument("--out", default="evaluation/results/summit_rush_search.json", help="JSON (a CSV beside it)")
     args = p.parse_args(argv)
     start = time.process_time()
-    result = study(args.levels, args.games, args.worlds)
+    result = study(args.levels, args.games, min(args.cross, args.games), args.worlds)
     result["cpu_seconds"] = round(time.process_time() - start, 1)
     result["machine"] = platform.processor() or platform.machine()
     result["command"] = "python -m cardzoo.evaluation.summit_rush_search_study " + shlex.join(
