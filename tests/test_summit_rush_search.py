@@ -15,8 +15,14 @@ import pytest
 
 from cardzoo.agents import summit_rush_search
 from cardzoo.agents.registry import make_agent
-from cardzoo.agents.summit_rush_search import Public, SummitRushSearch, sample_world
+from cardzoo.agents.summit_rush_search import (
+    Public,
+    SummitRushSearch,
+    blueprint_joint,
+    sample_world,
+)
 from cardzoo.envs import summit_rush_v0
+from cardzoo.envs.common.cards import CARD_NAMES
 from cardzoo.envs.common.errors import OptionError
 from cardzoo.envs.summit_rush import rules
 from cardzoo.envs.summit_rush.rules import N_PEAKS
@@ -79,9 +85,9 @@ def test_the_same_decision_on_every_deal_consistent_with_the_observation(options
             assert twin.act(seen, obs[a]["action_mask"]) == first
             checked += 1
 
-    env_agents = [SummitRushSearch(**SMALL) for _ in range(options.get("players", 2))]
-    for seed in range(2):
-        play(options, seed, env_agents, check)
+    players = options.get("players", 2)
+    for seed in range(2 if players == 2 else 1):
+        play(options, seed, [SummitRushSearch(**SMALL) for _ in range(players)], check)
     assert checked > 40
 
 
@@ -190,3 +196,30 @@ def test_with_a_simple_partner_the_game_stays_legal():
     for seed in range(3):
         play({"level": "normal", "talk": False}, seed, [SummitRushSearch(**SMALL), make_agent("simple",
                                                                                          "summit_rush_v0")])
+
+
+def test_leaves_the_blueprint_to_beat_the_clock():
+    """Hard, one tick left, two free cards left: the 6C and the 7C, with the 5D on pile 0 and the 8D on pile 1. The
+    simple strategy plans a run of both on one pile (7C-6C on pile 1), two ticks: too slow. Only
+    the joint move 6C onto pile 0 and 7C onto pile 1 wins, in every world: the search team plays it."""
+    cfg = rules.Config(players=2, stock=10, time_limit=120.0)
+    names = ["6C", "7C", "5D", "8D"]
+    rest = [c for c in range(52) if CARD_NAMES[c] not in names]
+    deck = rest[:18] + [CARD_NAMES.index("6C"), CARD_NAMES.index("7C")] + rest[18:26] + [
+        CARD_NAMES.index("5D")] + rest[26:35] + [CARD_NAMES.index("8D")] + rest[35:]
+    s = rules.new_game(cfg, deck, 0)
+    s.present = s.up = 1 << 18 | 1 << 19
+    s.stock_left = [1, 1]
+    s.tick = cfg.ticks - 1
+    observer = summit_rush_v0.Observer(cfg)
+    wait = N_PEAKS * 2 + 1
+    observations = [observer.observe(s, seat) for seat in range(2)]
+    masks = [np.array([rules.is_legal(s, seat, a) for a in range(cfg.n_actions)], np.int8) for seat in range(2)]
+    pub = Public(bits_of(observations[0]), observations[0].shape[0], cfg.n_actions)
+    assert blueprint_joint(pub) == (wait, 19 * 2 + 1)
+    summit_rush_search._MEMO.clear()
+    agents = [SummitRushSearch(), SummitRushSearch()]
+    joint = [agents[seat].act(observations[seat], masks[seat]) for seat in range(2)]
+    assert joint == [18 * 2 + 0, 19 * 2 + 1]
+    rules.play_tick(s, joint)
+    assert s.outcome == rules.WIN
