@@ -39,6 +39,7 @@ from cardzoo.agents.registry import make_agent
 from cardzoo.agents.summit_rush_search import Blueprint, Public, SummitRushSearch, candidates, rollout, value
 from cardzoo.envs import summit_rush_v0
 
+from .progress import Progress
 from .runner import agent_seed
 from .stats import paired, wilson
 
@@ -95,10 +96,10 @@ def study(levels: list[str], games: int, cross: int, worlds: int) -> dict:
                       for a in team]
             clock: list[float] = []
             records = []
-            for seed in range(n_games):
-                records.append(play(env, seed, agents, clock))
-                print(f"\r  {level} {'+'.join(team)}: {seed + 1}/{n_games}", end="", file=sys.stderr, flush=True)
-            print(file=sys.stderr)
+            with Progress(f"{level} {'+'.join(team)}", n_games) as progress:
+                for seed in range(n_games):
+                    records.append(play(env, seed, agents, clock))
+                    progress.update()
             won = [r["outcome"] == "win" for r in records]
             rate = wilson(sum(won), n_games)
             lost = [r for r in records if r["outcome"] != "win"]
