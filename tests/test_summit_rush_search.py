@@ -223,3 +223,22 @@ def test_leaves_the_blueprint_to_beat_the_clock():
     assert joint == [18 * 2 + 0, 19 * 2 + 1]
     rules.play_tick(s, joint)
     assert s.outcome == rules.WIN
+
+
+def test_study_writes_paired_results_and_loss_sources(tmp_path):
+    from cardzoo.evaluation import summit_rush_search_study
+
+    out = tmp_path / "search.json"
+    summit_rush_search_study.main(["--games", "3", "--cross", "2", "--worlds", "1", "--levels", "hard",
+                                   "--out", str(out)])
+    result = json.loads(out.read_text())
+    cells = result["levels"]["hard"]
+    assert set(cells) == {"+".join(t) for t in summit_rush_search_study.TEAMS}
+    for team, cell in cells.items():
+        assert len(cell["results"]) == cell["games"] == (3 if team in ("search+search", "simple+simple") else 2)
+        assert cell["wins"] == cell["results"].count("W")
+        assert cell["wins"] + sum(cell["losses"].values()) == cell["games"]
+    sources = cells["search+search"]["loss_sources"]
+    assert sum(sum(v.values()) for v in sources.values()) == sum(cells["search+search"]["losses"].values())
+    assert "--games 3" in result["command"]
+    assert out.with_suffix(".csv").read_text().count("\n") == 1 + 4
