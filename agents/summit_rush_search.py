@@ -42,10 +42,12 @@ pure function of what both see). With a partner that runs another strategy, the 
 best joint move; the cross-play rows of the results show what that costs.
 
 Budget and time. A decision costs ``candidates x worlds`` rollouts of at most ``depth`` ticks (each tick a
-blueprint move per pile and :func:`rules.play_tick`); a tick with one candidate is not searched. The defaults
-(32 worlds, rollouts to the end, ``z = 1``) cost a mean of about 15 ms of CPU per decision on Normal (per seat,
-the memo shared; measured on one core of the reference machine, see ``evaluation/results/summit_rush_search.json``
-and the command in it), well under the 50 ms the report can afford for thousands of deals.
+blueprint move per pile and :func:`rules.play_tick`); a tick with one candidate is not searched. With the defaults
+(32 worlds, rollouts to the end, ``z = 1``; 64 worlds did no better on 50 Normal deals) a search team spends a mean
+of 14 ms of CPU per decision on Normal and on Hard (per seat, the memo shared; the slowest decision about 0.25 s),
+and a search seat with a simple partner 26-28 ms (it pays the whole search every tick), on one core of the
+reference machine: ``evaluation/results/summit_rush_search.json``, made by
+``python -m cardzoo.evaluation.summit_rush_search_study``. That is under the 50 ms the report can afford.
 
 Silent and talking games. The agent says nothing: in a talking game it picks among the moves with message 0, which
 are the silent moves themselves. It needs no env options: the number of piles comes from the mask's length, and
