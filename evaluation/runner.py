@@ -21,7 +21,6 @@ import json
 import os
 import sys
 import tempfile
-import time
 import warnings
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
@@ -35,6 +34,7 @@ import numpy as np
 from cardzoo.agents.registry import make_agent
 from cardzoo.envs.common.errors import IllegalActionError
 from cardzoo.envs.common.record import make_env
+from cardzoo.evaluation.progress import Progress
 
 
 @dataclass(frozen=True)
@@ -231,34 +231,26 @@ def run(
             todo.append(i)
         else:
             results[i] = records
-    done = sum(len(chunks[i]) for i in results)
-    start = time.time()
-
-    def report(final: bool = False) -> None:
-        if progress:
-            end = "\n" if final else ""
-            print(f"\r  {matchup.label}: {done}/{games} games, {time.time() - start:.1f} s", end=end,
-                  file=sys.stderr, flush=True)
+    bar = Progress(matchup.label, games, stream=sys.stderr, enabled=progress,
+                   initial=sum(len(chunks[i]) for i in results))
 
     def finish(i: int, records: list[dict[str, Any]]) -> None:
-        nonlocal done
         results[i] = records
-        done += len(records)
         if folder is not None:
             write_chunk(folder / _chunk_name(chunks[i]), chunks[i], records)
-        report()
+        bar.update(len(records))
 
-    if executor is None and (workers == 1 or len(todo) <= 1):
-        for i in todo:
-            finish(i, _play_chunk(matchup, chunks[i]))
-    else:
-        pool = executor or ProcessPoolExecutor(max_workers=workers, mp_context=get_context("fork"))
-        try:
-            futures = {pool.submit(_play_chunk, matchup, chunks[i]): i for i in todo}
-            for future in as_completed(futures):
-                finish(futures[future], future.result())
-        finally:
-            if executor is None:
-                pool.shutdown()
-    report(final=True)
+    with bar:
+        if executor is None and (workers == 1 or len(todo) <= 1):
+            for i in todo:
+                finish(i, _play_chunk(matchup, chunks[i]))
+        else:
+            pool = executor or ProcessPoolExecutor(max_workers=workers, mp_context=get_context("fork"))
+            try:
+                futures = {pool.submit(_play_chunk, matchup, chunks[i]): i for i in todo}
+                for future in as_completed(futures):
+                    finish(futures[future], future.result())
+            finally:
+                if executor is None:
+                    pool.shutdown()
     return [record for i in range(len(chunks)) for record in results[i]]

@@ -51,3 +51,28 @@ def test_disabled_prints_nothing_and_close_is_idempotent():
     p.close()
     p.close()
     assert len(out.getvalue().splitlines()) == 1
+
+
+def test_counts_never_pass_the_total_and_notes_ride_along(monkeypatch):
+    out = io.StringIO()
+    with Progress("training", 256, unit="steps", stream=out) as p:
+        p.set(128, note="loss 0.5")
+        p.set(300, note="loss 0.25")  # a trainer that overshoots its rounded total still shows 256/256
+    assert out.getvalue().startswith("  training: 256/256 steps in ") and out.getvalue().endswith(", loss 0.25\n")
+    bar = Terminal()
+    with Progress("training", 10, unit="steps", stream=bar) as p:
+        p.set(5, note="loss 1.5")
+    assert "loss 1.5" in bar.getvalue()
+
+
+def test_lines_every_so_often_off_a_terminal(monkeypatch):
+    clock = iter([0.0, 10.0, 20.0, 70.0, 80.0, 80.0])
+    monkeypatch.setattr(progress.time, "monotonic", lambda: next(clock))
+    out = io.StringIO()
+    with Progress("rllib", 4, unit="iterations", stream=out, every=60) as p:
+        p.update()  # t = 10: too soon
+        p.update()  # t = 20: too soon
+        p.update()  # t = 70: a line
+        p.update()  # t = 80: the work is done; only the closing line
+    lines = out.getvalue().splitlines()
+    assert lines == ["  rllib: 3/4 iterations so far 70.0 s", "  rllib: 4/4 iterations in 80.0 s"]

@@ -36,6 +36,7 @@ from torch import nn
 
 from cardzoo.agents.learned import NumpyPolicy
 from cardzoo.envs.batched import make_batched
+from cardzoo.evaluation.progress import Progress
 
 from .cleanrl_ppo import Agent
 from .export import export_layers
@@ -245,6 +246,7 @@ def train(cfg: BatchedConfig, command: str = "") -> Path:
             best.update(mean=mean, steps=steps, rates=rates)
             shutil.copyfile(path, out / "policy.npz")
 
+    bar = Progress("training", total, unit="decisions", every=60)
     while steps < total and not (cfg.minutes and time.time() - start > 60 * cfg.minutes):
         if steps >= next_eval:
             checkpoint()
@@ -302,9 +304,9 @@ def train(cfg: BatchedConfig, command: str = "") -> Path:
         learn_seconds += time.perf_counter() - tick_learn
         learn_cpu += time.process_time() - tick_cpu
         seconds = time.time() - start
-        print(f"\r  {steps:,}/{total:,} decisions, {seconds:.0f} s, {steps / learn_seconds:,.0f} decisions/s, "
-              f"training games won {100 * won / max(games, 1):.1f}%", end="", file=sys.stderr, flush=True)
-    print(file=sys.stderr)
+        bar.set(steps, note=f"{steps / learn_seconds:,.0f} decisions/s, training games won "
+                            f"{100 * won / max(games, 1):.1f}%")
+    bar.close()
 
     export(agent, out / "final.npz", {**meta, "steps": steps, "seconds": round(time.time() - start)})
     if curve.rows[-1]["steps"] < steps:

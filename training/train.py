@@ -24,6 +24,8 @@ from pathlib import Path
 
 import numpy as np
 
+from cardzoo.evaluation.progress import Progress
+
 EVAL_BASE_SEED = 10_000_000
 
 
@@ -346,9 +348,10 @@ def train(cfg: TrainConfig, command: str = "") -> Path:
             best.update(mean=mean, steps=steps, rates=rates)
             shutil.copyfile(path, out / "policy.npz")
 
-    class Progress(BaseCallback):
-        def __init__(self):
+    class Checkpoints(BaseCallback):
+        def __init__(self, bar: Progress):
             super().__init__()
+            self.bar = bar
             self.next_eval = cfg.eval_every
 
         def _on_step(self) -> bool:
@@ -362,13 +365,12 @@ def train(cfg: TrainConfig, command: str = "") -> Path:
 
         def _on_rollout_end(self) -> None:
             done = self.num_timesteps / total
-            eta = (time.time() - self.learn_start) / done * (1 - done)
-            print(f"\r  {self.num_timesteps:,}/{total:,} steps ({100 * done:.0f}%), {time.time() - start:.0f} s, "
-                  f"~{eta:.0f} s left", end="", file=sys.stderr, flush=True)
+            eta = max(0.0, (time.time() - self.learn_start) / done * (1 - done))
+            self.bar.set(self.num_timesteps, note=f"~{eta:.0f} s left")
 
     checkpoint(0)
-    model.learn(total_timesteps=total, callback=Progress(), tb_log_name="ppo")
-    print(file=sys.stderr)
+    with Progress("training", total, unit="steps", every=60) as bar:
+        model.learn(total_timesteps=total, callback=Checkpoints(bar), tb_log_name="ppo")
     export_policy(model, out / "final.npz", {**meta, "steps": model.num_timesteps,
                                               "seconds": round(time.time() - start)})
     if curve.rows[-1]["steps"] < model.num_timesteps:

@@ -25,6 +25,8 @@ from pathlib import Path
 
 import numpy as np
 
+from cardzoo.evaluation.progress import Progress
+
 from ..train import RunLog, option
 from ..train import add_options as add_train_options
 from ..train import config as train_config
@@ -181,10 +183,13 @@ class Run:
         self.env_steps = _total(result[ENV_RUNNER_RESULTS][NUM_ENV_STEPS_SAMPLED_LIFETIME])
         self.agent_steps = _total(result[ENV_RUNNER_RESULTS][NUM_AGENT_STEPS_SAMPLED_LIFETIME])
         self.losses = {p: float(result[LEARNER_RESULTS][p]["total_loss"]) for p in self.policies}
-        print(f"\r  iteration {self.iteration}/{self.cfg.iterations}: {self.env_steps:,} env steps, "
-              f"{self.env_steps / self.train_seconds:.0f} steps/s, loss {self.losses}", end="", file=sys.stderr,
-              flush=True)
         return result
+
+    def status(self) -> str:
+        """Where training stands, for the progress bar: env steps, their rate and the losses."""
+        losses = ", ".join(f"{p} {loss:.3g}" for p, loss in self.losses.items())
+        rate = self.env_steps / max(self.train_seconds, 1e-9)
+        return f"{self.env_steps:,} env steps, {rate:.0f} steps/s, loss {losses}"
 
     def files(self, name: str) -> dict[str, str]:
         """Each policy's file name: ``name.npz`` (one shared policy) or ``name_<policy>.npz``."""
@@ -241,11 +246,12 @@ def train(cfg: RllibTrainConfig, command: str = "") -> Path:
             log(f"Ray at {run.ray['ray_address']} ({run.ray['ray_cpus']:.0f} CPUs), {run.ray['env_runners']} env "
                 f"runners; PPO built in {time.time() - start:.0f} s")
             run.checkpoint()
-            while run.iteration < cfg.iterations:
-                result = run.iterate()
-                if run.iteration % cfg.eval_every == 0 or run.iteration == cfg.iterations:
-                    print(file=sys.stderr)
-                    run.checkpoint(result)
+            with Progress("training", cfg.iterations, unit="iterations", every=60) as bar:
+                while run.iteration < cfg.iterations:
+                    result = run.iterate()
+                    bar.set(run.iteration, note=run.status())
+                    if run.iteration % cfg.eval_every == 0 or run.iteration == cfg.iterations:
+                        run.checkpoint(result)
             run.export(out, "final")
             algo.save(str((out / "algorithm").resolve()))
         finally:
