@@ -13,6 +13,7 @@ from .rope_team_search import RopeTeamSearch
 from .rope_team_simple import RopeTeamSimple
 from .summit_rush_search import SummitRushSearch
 from .summit_rush_simple import SummitRushSimple
+from .summit_rush_talk import Muted, SummitRushSimpleTalk
 
 
 def _learned(*names: str):
@@ -39,6 +40,8 @@ def _learned(*names: str):
 AGENTS: dict[str, dict[str, Callable]] = {
     "random": {"*": lambda seed: RandomAgent(seed)},
     "simple": {"rope_team_v0": lambda seed: RopeTeamSimple(seed), "summit_rush_v0": SummitRushSimple},
+    "simple_talk": {"summit_rush_v0": SummitRushSimpleTalk},  # says the document's calls and listens
+    "simple_talk_muted": {"summit_rush_v0": lambda seed: Muted(SummitRushSimpleTalk(seed))},  # an ablation
     "heuristic": {"rook_v0": RookHeuristic},
     "search": {"rope_team_v0": RopeTeamSearch, "summit_rush_v0": SummitRushSearch, "rook_v0": RookSearch},
     # Trained policies shipped in cardzoo/agents/policies (see its README for the commands that made them).

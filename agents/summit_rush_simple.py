@@ -102,6 +102,37 @@ class Table:
                           + _BIT_INDEX[bits >> (_PILE_RANK + 13 * p) & 0x1FFF] for p in range(n))
         self.on_piles = bits >> (suit_off + 4 * n) & ((1 << 52) - 1)
 
+    def after(self, plays: dict[int, int]) -> Table:
+        """The table once the face-up cards ``{pile: position}`` have gone onto those piles (face-down cards they
+        uncover stay unknown). Its ``public`` key names the plays too, so plans of it are cached apart."""
+        other = Table.__new__(Table)
+        for name in Table.__slots__:
+            setattr(other, name, getattr(self, name))
+        other.cards = dict(self.cards)
+        tops = list(self.tops)
+        for pile, pos in plays.items():
+            card = other.cards.pop(pos)
+            other.present &= ~(1 << pos)
+            other.up &= ~(1 << pos)
+            other.on_piles |= 1 << card
+            tops[pile] = card
+        other.tops = tuple(tops)
+        other.public = (self.public, tuple(sorted(plays.items())))
+        return other
+
+
+def unseen_by_rank(table: Table) -> list[int]:
+    """Cards not yet seen, by game rank (not on a pile, not face up now): what the tops may meet later."""
+    unseen = [4] * 13
+    on = table.on_piles
+    while on:
+        low = on & -on
+        unseen[(_BIT_INDEX[low] % 13 + 1) % 13] -= 1
+        on ^= low
+    for card in table.cards.values():
+        unseen[(card % 13 + 1) % 13] -= 1
+    return unseen
+
 
 def plan(table: Table) -> tuple[tuple[int, ...], ...]:
     """The best chains of face-up cards, one per pile (positions in play order), by the strategy's order."""
@@ -113,15 +144,7 @@ def plan(table: Table) -> tuple[tuple[int, ...], ...]:
         by_rank[gr].append(pos)
     present = table.present
     down = [COVER_MASK[d] for d in range(N_PEAKS) if present >> d & 1 and not table.up >> d & 1]
-    # Cards not yet seen by rank (not on a pile, not face up now): what the tops may meet later.
-    unseen = [4] * 13
-    on = table.on_piles
-    while on:
-        low = on & -on
-        unseen[(_BIT_INDEX[low] % 13 + 1) % 13] -= 1
-        on ^= low
-    for _, gr in free:
-        unseen[gr] -= 1
+    unseen = unseen_by_rank(table)
     rank_of = dict(free)
     memo: dict = {}
 
@@ -197,26 +220,38 @@ class SummitRushSimple:
 
     def act_bits(self, bits: int, legal: int, size: int, n_actions: int) -> int:
         """The same decision from the observation and mask as ints (bit i = entry i) and their lengths. In a game
-        with talking the mask covers every (message, move) pair; this silent strategy says nothing (message 0,
-        whose actions are the moves themselves)."""
+        with talking the mask covers every (message, move) pair: the action is ``message * moves + move``."""
         n = piles_of(n_actions)
-        turn, wait = N_PEAKS * n, N_PEAKS * n + 1
-        legal &= (1 << (turn + 2)) - 1  # the moves with no message
+        n_moves = N_PEAKS * n + 2
+        legal &= (1 << n_moves) - 1  # the moves (with no message; every message goes with any legal move)
         if not legal:
             raise ValueError("the action mask has no legal action: the game is over")
         table = Table(bits, n, size)
         self._remember(table)
-        plays = legal & ((1 << turn) - 1)
-        if plays:
-            chain = cached_plan(table)[table.seat]
-            action = chain[0] * n + table.seat if chain else wait
-        else:  # nothing fits any pile: the seat with the most stock left (fewest turned) turns, the others wait
-            turner = min(range(n), key=lambda p: (self.turned[p], p))
-            action = turn if turner == table.seat and legal >> turn & 1 else wait
-        if not legal >> action & 1:  # cannot happen for a consistent observation; never play an illegal action
-            action = wait
-        self._i_turned = action == turn
-        return action
+        move, message = self.choose(table, legal, bits, n_actions)
+        if not legal >> move & 1:  # cannot happen for a consistent observation; never play an illegal action
+            move = n_moves - 1
+        self._i_turned = move == n_moves - 2
+        return message * n_moves + move
+
+    def choose(self, table: Table, legal: int, bits: int, n_actions: int) -> tuple[int, int]:
+        """This tick's move and message from the decoded table and the legal moves; this strategy says nothing."""
+        return self.move(table, legal, cached_plan(table)), 0
+
+    def move(self, table: Table, legal: int, chains: tuple[tuple[int, ...], ...]) -> int:
+        """Seat p plays the next card of the chain on pile p, or waits if it is empty; when nothing fits any pile,
+        the turner turns and the others wait."""
+        n = table.piles
+        turn, wait = N_PEAKS * n, N_PEAKS * n + 1
+        if legal & ((1 << turn) - 1):
+            chain = chains[table.seat]
+            return chain[0] * n + table.seat if chain else wait
+        return turn if self.turner() == table.seat and legal >> turn & 1 else wait
+
+    def turner(self) -> int:
+        """The seat that turns when nothing fits: the one with the most stock left (fewest turned), ties to the
+        lower seat."""
+        return min(range(len(self.turned)), key=lambda p: (self.turned[p], p))
 
     def _remember(self, table: Table) -> None:
         """Count stock turns per seat from what changed since the last observation."""

@@ -1,6 +1,7 @@
 """Summit Rush's simple strategy and its perfect-information oracle.
 
-The agent: it never reads hidden state (cards never revealed can be shuffled without changing a single action),
+The agent (the silent strategy, and its talking version in talking games, which these properties hold for too): it
+never reads hidden state (cards never revealed can be shuffled without changing a single action),
 it only plays legal actions, it turns a stock card only when nothing fits and then only one seat turns, and the two
 seats never reach for the same card or pile. The oracle: every winning line it returns wins when replayed with the
 rules; on small hand-built positions it agrees with a brute-force search over the rules; an exhausted budget gives
@@ -18,6 +19,7 @@ import pytest
 from cardzoo.agents.oracles.summit_rush import schedule, solve, solve_timed
 from cardzoo.agents.registry import make_agent
 from cardzoo.agents.summit_rush_simple import SummitRushSimple
+from cardzoo.agents.summit_rush_talk import SummitRushSimpleTalk
 from cardzoo.envs import summit_rush_v0
 from cardzoo.envs.common.cards import CARD_NAMES
 from cardzoo.envs.summit_rush import rules
@@ -29,12 +31,16 @@ def deck_of(s: rules.State) -> list[str]:
     return [CARD_NAMES[c] for c in [*s.peaks, *(c for st in s.stocks for c in st), *s.aside]]
 
 
-def play_parallel(options: dict, seed: int, agents=None, deck: list[str] | None = None, check=None):
-    """A game through the parallel env; ``check(state_before, actions)`` sees every tick. Returns the observation
-    and action log, the final info and the final state."""
+STRATEGIES = [SummitRushSimple, SummitRushSimpleTalk]
+
+
+def play_parallel(options: dict, seed: int, agents=None, deck: list[str] | None = None, check=None,
+                  strategy=SummitRushSimple):
+    """A game through the parallel env (``strategy`` in every seat unless ``agents`` are given); ``check(state_before,
+    actions)`` sees every tick. Returns the observation and action log, the final info and the final state."""
     env = summit_rush_v0.parallel_env(**options)
     obs, _ = env.reset(seed=seed, options={"deck": deck} if deck else None)
-    agents = agents or [SummitRushSimple() for _ in env.possible_agents]
+    agents = agents or [strategy() for _ in env.possible_agents]
     for agent in agents:
         agent.reset()
     log, info = [], {}
@@ -56,13 +62,14 @@ def revealed(s: rules.State) -> set[int]:
 
 
 # ---------------------------------------------------------------------------- the agent
+@pytest.mark.parametrize("strategy", STRATEGIES)
 @pytest.mark.parametrize("options", [{"time_limit": None}, {"level": "hard"}, {"solo": True}])
-def test_agent_never_reads_hidden_cards(options):
+def test_agent_never_reads_hidden_cards(options, strategy):
     """Shuffle the cards the game never showed (face-down peaks never uncovered, stock cards never turned, the
     cards set aside): every observation and every action of the game stays the same."""
     checked = 0
     for seed in range(12):
-        log, _, final = play_parallel(options, seed)
+        log, _, final = play_parallel(options, seed, strategy=strategy)
         hidden = [c for c in range(52) if c not in revealed(final)]
         if len(hidden) < 2:
             continue
@@ -74,7 +81,7 @@ def test_agent_never_reads_hidden_cards(options):
         swap = {CARD_NAMES[a]: CARD_NAMES[b] for a, b in zip(hidden, shuffled, strict=True)}
         other = [swap.get(name, name) for name in deck]
         assert other != deck
-        log2, _, _ = play_parallel(options, seed, deck=other)
+        log2, _, _ = play_parallel(options, seed, deck=other, strategy=strategy)
         assert log2 == log
         checked += 1
     assert checked >= 6
@@ -103,15 +110,16 @@ def resample_hidden(s: rules.State, rng: random.Random) -> rules.State:
     return t
 
 
+@pytest.mark.parametrize("strategy", STRATEGIES)
 @pytest.mark.parametrize("options", [{"time_limit": None}, {"level": "hard"}, {"players": 3}])
-def test_agent_acts_the_same_on_every_deal_consistent_with_its_observations(options):
+def test_agent_acts_the_same_on_every_deal_consistent_with_its_observations(options, strategy):
     """At every tick, a copy of each seat's agent (with its memory) shown the observation of a state whose hidden
     cards were dealt anew -- identical by construction of the observer -- chooses the same action."""
     rng = random.Random(7)
     env = summit_rush_v0.parallel_env(**options)
     for seed in range(4):
         obs, _ = env.reset(seed=seed)
-        agents = [SummitRushSimple() for _ in env.possible_agents]
+        agents = [strategy() for _ in env.possible_agents]
         while env.agents:
             other = resample_hidden(env.game, rng)
             assert sorted(rules.cards_in_play(other)) == list(range(52))
@@ -125,12 +133,14 @@ def test_agent_acts_the_same_on_every_deal_consistent_with_its_observations(opti
             obs, *_ = env.step(actions)
 
 
+@pytest.mark.parametrize("strategy", STRATEGIES)
 @pytest.mark.parametrize("options", [{}, {"level": "hard"}, {"time_limit": None, "wrap": False, "stock": 10},
                                      {"solo": True}, {"players": 3}, {"players": 3, "level": "hard"}])
-def test_agent_plays_legally_turns_only_when_nothing_fits_and_never_collides(options):
-    def check(s: rules.State, actions: list[int]) -> None:
+def test_agent_plays_legally_turns_only_when_nothing_fits_and_never_collides(options, strategy):
+    def check(s: rules.State, joint: list[int]) -> None:
         n = s.config.players
         turn = N_PEAKS * n
+        actions = [a % s.config.n_moves for a in joint]  # the moves (a talking player also says something)
         for seat, a in enumerate(actions):
             assert rules.is_legal(s, seat, a)
         turners = [seat for seat, a in enumerate(actions) if a == turn]
@@ -143,7 +153,7 @@ def test_agent_plays_legally_turns_only_when_nothing_fits_and_never_collides(opt
         assert len({pos for pos, _ in plays}) == len(plays) and len({p for _, p in plays}) == len(plays)
 
     for seed in range(15):
-        _, info, _ = play_parallel(options, seed, check=check)
+        _, info, _ = play_parallel(options, seed, check=check, strategy=strategy)
         assert info["conflicts"] == info["bounced"] == info["redirected"] == 0
 
 
