@@ -3,6 +3,10 @@
 ``summit_rush_simple``: the observation, then a one-hot of the simple strategy's choice for this seat (computed
 without the strategy's memory: when nothing fits, the lowest seat turns its stock).
 
+``summit_rush_simple_talk``: for talking Summit Rush games, the observation, then a one-hot of the talking simple
+strategy's move (58 for two players) and one of its message (57), computed the same way. It reads what was heard
+(claims, turn calls) from the observation, so it already says what a listener of the simple strategy would do.
+
 ``rook_heuristic``: the observation, then a one-hot of the heuristic Rook player's choice (79 actions).
 
 ``rope_team_scores``: the observation, then for each of the 52 cards the simple strategy's value of playing it
@@ -72,10 +76,27 @@ def summit_rush_simple(observation: np.ndarray, action_mask: np.ndarray) -> np.n
     return out
 
 
+def summit_rush_simple_talk(observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
+    from cardzoo.envs.summit_rush.rules import N_MESSAGES
+
+    from .summit_rush_talk import SummitRushSimpleTalk
+
+    n_moves = action_mask.shape[0] // N_MESSAGES
+    base = observation.shape[0]
+    out = np.zeros(base + n_moves + N_MESSAGES, dtype=np.float32)
+    out[:base] = observation
+    if action_mask.any():
+        message, move = divmod(SummitRushSimpleTalk().act(observation, action_mask), n_moves)
+        out[base + move] = 1.0
+        out[base + n_moves + message] = 1.0
+    return out
+
+
 FEATURES: dict[str, tuple[Callable[[np.ndarray, np.ndarray], np.ndarray], int]] = {
     "rope_team_scores": (rope_team_scores, 104),  # function, entries added to the observation
     "rook_heuristic": (rook_heuristic, 79),
-    "summit_rush_simple": (summit_rush_simple, 58),  # two players
+    "summit_rush_simple": (summit_rush_simple, 58),  # two players, silent games
+    "summit_rush_simple_talk": (summit_rush_simple_talk, 58 + 57),  # two players, talking games
 }
 
 SCORE_LAYOUT = Layout(("card_value", 52, "the simple strategy's value of each legal card, tanh(value / 50)"),

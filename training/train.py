@@ -54,6 +54,8 @@ class TrainConfig:
     gae_lambda: float = option(0.95, "GAE lambda", low=0)
     clip_range: float = option(0.1, "PPO clip; small, so fine-tuning does not undo the warm start", low=0)
     ent_coef: float = option(0.003, "entropy bonus", low=0)
+    talk: bool = option(False, "Summit Rush: talking games, the message channel on (default: silent summit, the "
+                               "games the shipped policies were trained on)")
     shaping: float = option(0.0, "Rope Team: reward per ridge card uncovered (documented shaping; 0 = the game's "
                                  "reward)")
     features: str | None = option(None, "extra inputs computed from the observation (a name in "
@@ -71,13 +73,20 @@ class TrainConfig:
         game = GAMES[self.game]
         if not self.levels:
             self.levels = tuple(game["levels"])
+        if self.talk and self.game != "summit_rush":
+            raise ValueError(f"--talk is for summit_rush; {self.game} has no message channel")
         if self.imitate == "default":
-            self.imitate = game["imitate"]
+            self.imitate = "simple_talk" if self.talk else game["imitate"]
         if not self.out:
             self.out = f"runs/{self.game}"
         if self.game == "summit_rush" and len(self.levels) != 1:
             raise ValueError("summit_rush observations differ in length between levels (stock and clock sizes): "
                              "train one policy per level, e.g. --levels hard")
+        wanted = {"summit_rush_simple": False, "summit_rush_simple_talk": True}
+        if self.features in wanted and wanted[self.features] != self.talk:
+            right = next(name for name, talk in wanted.items() if talk == self.talk)
+            raise ValueError(f"features {self.features!r} are for {'silent' if self.talk else 'talking'} games; "
+                             f"with{'' if self.talk else 'out'} --talk use {right!r}")
 
 
 # ----------------------------------------------------------------------------- games
@@ -96,7 +105,7 @@ def _summit_rush_envs(cfg: TrainConfig):
 
     from .gym_envs import TickEnv
 
-    makers = [lambda level=level: summit_rush_v0.parallel_env(level=level, talk=False) for level in cfg.levels]
+    makers = [lambda level=level: summit_rush_v0.parallel_env(level=level, talk=cfg.talk) for level in cfg.levels]
     return [lambda i=i: TickEnv(makers, seed=cfg.seed * 1000 + i, features=cfg.features) for i in range(cfg.n_envs)]
 
 
@@ -140,7 +149,7 @@ GAMES = {
 def _env_options(cfg: TrainConfig, level: str) -> dict:
     if cfg.game == "rook":
         return {"rounds": 1}
-    return {"level": level, "talk": False} if cfg.game == "summit_rush" else {"level": level}
+    return {"level": level, "talk": cfg.talk} if cfg.game == "summit_rush" else {"level": level}
 
 
 # ----------------------------------------------------------------------------- evaluation
@@ -404,6 +413,8 @@ def add_options(parser: argparse.ArgumentParser, config_class=None, games=None) 
             low = f.metadata["low"]
             parser.add_argument(flag, nargs="+", type=kind if low is None else number(kind, low), default=default,
                                 help=help)
+        elif isinstance(default, bool):
+            parser.add_argument(flag, action=argparse.BooleanOptionalAction, default=default, help=help)
         elif f.name == "features":
             from cardzoo.agents.features import FEATURES
 
