@@ -1,4 +1,4 @@
-"""The ``cardzoo`` command: ``evaluate``, ``play``, ``serve``, ``replay``, ``train`` and ``bench``.
+"""The ``cardzoo`` command: ``evaluate``, ``play``, ``serve``, ``replay``, ``race``, ``train`` and ``bench``.
 
 Options of an env are given as ``-o name=value`` (values are read as JSON where they parse, e.g.
 ``-o open_hands=true -o ropes=2``; otherwise as strings, e.g. ``-o level=hard``). ``play`` shows the table as
@@ -209,6 +209,29 @@ def replay_games(path: str, line: int | None) -> None:
               f"{len(record['actions'])} moves: {ending} Replayed identically.")
 
 
+def race_cmd(args: argparse.Namespace) -> None:
+    from cardzoo.agents.registry import make_agent
+    from cardzoo.evaluation.race_the_record import race
+    from cardzoo.evaluation.runner import Matchup, run
+
+    env_name = "summit_rush_v0"
+    options = _options(args.option)
+    if "render_mode" in options:
+        raise CommandError("race plays its games unseen; drop -o render_mode (cardzoo play shows a game)")
+    env = make_env(env_name, **options)  # bad options and agents fail here, before any game
+    if len(args.agents) > len(env.possible_agents):
+        raise CommandError(f"{len(args.agents)} agents for the {len(env.possible_agents)} seats of {env_name}")
+    for name in args.agents:
+        make_agent(name, env_name)
+    games = args.series * args.length
+    matchup = Matchup.of(env_name, args.agents, **options)
+    print(f"race the record: {matchup.label}, {args.series} series of {args.length} games (deals {args.first_deal}.."
+          f"{args.first_deal + games - 1})", flush=True)
+    result = race(run(matchup, games, base_seed=args.first_deal, workers=args.workers, progress=False), args.length)
+    print("series totals: " + " ".join(map(str, result.totals)))
+    print(result)
+
+
 def bench(args: argparse.Namespace) -> None:
     from cardzoo.evaluation import bench as bench_module
 
@@ -410,6 +433,16 @@ def build_parser(train_backend: str = "sb3") -> argparse.ArgumentParser:
                         "train GAME --backend batched --help)")
     training.add_options(t)
     t.set_defaults(func=train)
+
+    race = sub.add_parser("race", help="race the record (Summit Rush): series of games, adding up the stock cards "
+                                       "left in the games won")
+    race.add_argument("--agents", nargs="+", default=["simple_talk"], help="agent name per seat (repeats if fewer)")
+    race.add_argument("--length", type=number(int, 1), default=10, help="games per series")
+    race.add_argument("--series", type=number(int, 1), default=20, help="series to play")
+    race.add_argument("--first-deal", type=number(int, 0), default=0, help="game seed of the first series' first game")
+    race.add_argument("-o", "--option", action="append", default=[], metavar="NAME=VALUE", help="env option")
+    race.add_argument("--workers", type=number(int, 1), default=None, help="processes (default: all cores)")
+    race.set_defaults(func=race_cmd)
 
     b = sub.add_parser("bench", help="env steps per CPU-second beside PettingZoo's leduc (and OpenSpiel)")
     b.add_argument("--seconds", type=number(float, 0, above=True), default=3.0, help="CPU seconds per env")

@@ -36,6 +36,8 @@ from cardzoo.envs.common.errors import IllegalActionError
 from cardzoo.envs.common.record import make_env
 from cardzoo.evaluation.progress import Progress
 
+from . import summit_rush_ticks
+
 
 @dataclass(frozen=True)
 class Matchup:
@@ -56,6 +58,8 @@ class Matchup:
 
         versions = [fingerprint(a, self.env) for a in self.agents]
         parts = [self.env, self.agents, self.options] + ([versions] if any(versions) else [])
+        if self.env in RECORD_VERSIONS:  # records that grew new fields are never read from an older cache
+            parts.append(RECORD_VERSIONS[self.env])
         text = json.dumps(parts, sort_keys=True)
         return f"{self.env}-{'+'.join(self.agents)}-" + hashlib.sha1(text.encode()).hexdigest()[:10]
 
@@ -81,6 +85,7 @@ class _Worker:
         seats = self.env.possible_agents
         self.agents = [make_agent(matchup.agents[i % len(matchup.agents)], matchup.env) for i in range(len(seats))]
         self.fast = FAST_LOOPS.get(matchup.env) if all(hasattr(a, "act_bits") for a in self.agents) else None
+        self.loop = GAME_LOOPS.get(matchup.env, play_env_game)
 
     def play(self, seed: int) -> dict[str, Any]:
         for seat, agent in enumerate(self.agents):
@@ -88,7 +93,7 @@ class _Worker:
         if self.fast is not None:
             record = self.fast(self.options, self.agents, seed)
         else:
-            record = play_env_game(self.env, self.agents, seed)
+            record = self.loop(self.env, self.agents, seed)
         record["seed"] = seed
         return record
 
@@ -132,6 +137,12 @@ def _rope_team_bits_game(options: dict[str, Any], agents: Sequence, seed: int) -
 
 
 FAST_LOOPS: dict[str, Callable] = {"rope_team_v0": _rope_team_bits_game}
+
+
+# Games played tick by tick for records with more than the final info (env, agents, seed) -> record, and the
+# version of those records, part of the cache key.
+GAME_LOOPS: dict[str, Callable] = {"summit_rush_v0": summit_rush_ticks.play_game}
+RECORD_VERSIONS = {"summit_rush_v0": "ticks-1"}
 
 # ---------------------------------------------------------------------------- the cache
 class CacheWarning(UserWarning):

@@ -1,4 +1,5 @@
-"""Statistics for win rates: Wilson intervals and paired comparisons of two agents on the same deals.
+"""Statistics for win rates: Wilson intervals and paired comparisons of two agents on the same deals;
+means of other per-game or per-series figures with a normal interval.
 
 The Wilson interval and the exact McNemar test are a few lines here rather than scipy.stats, so that evaluation
 needs no scipy (a core install is numpy, gymnasium and pettingzoo); the tests check they equal scipy's numbers
@@ -102,3 +103,29 @@ def paired(a: Sequence[bool], b: Sequence[bool], z: float = Z95) -> PairedCompar
     var = ((only_a + only_b) / n - d * d) / n
     half = z * math.sqrt(max(var, 0.0))
     return PairedComparison(n, only_a, only_b, d, d - half, d + half, mcnemar_exact(only_a, only_b))
+
+
+@dataclass(frozen=True)
+class Mean:
+    """The mean of ``n`` independent values with a 95 % normal (CLT) interval."""
+
+    mean: float
+    low: float
+    high: float
+    n: int
+
+    def __str__(self) -> str:
+        return f"{self.mean:.1f} [{self.low:.1f}, {self.high:.1f}]"
+
+
+def mean_interval(values: Sequence[float], z: float = Z95) -> Mean:
+    """Mean of ``values`` with ``mean ± z * s / sqrt(n)`` (``s`` the sample standard deviation); one value gives
+    no spread, so its interval is the whole real line."""
+    n = len(values)
+    if n == 0:
+        raise ValueError("the mean of no values")
+    mean = sum(values) / n
+    if n == 1:
+        return Mean(mean, -math.inf, math.inf, 1)
+    half = z * math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1) / n)
+    return Mean(mean, mean - half, mean + half, n)

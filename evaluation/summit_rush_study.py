@@ -18,6 +18,7 @@ from cardzoo.seeds import figures
 from .charts import Bar, bar_chart
 from .report import Row, Section, Settings, load_result, play, section, wins
 from .stats import Z95, paired, wilson
+from .summit_rush_talk import talk_lines
 
 ENV = "summit_rush_v0"
 GAME = "summit_rush"
@@ -234,9 +235,13 @@ def summit_rush(settings: Settings) -> Section:
     missing = [lvl for lvl in TIMED if (lvl, "learned") not in records]
     if missing:
         lines += ["", f"No learned policy is shipped for: {', '.join(missing)}."]
+    silent = {(lvl, agent): records[lvl, agent] for lvl in TIMED for agent in ("simple", "learned")
+              if (lvl, agent) in records}
+    lines += talk_lines(settings, out, silent)
     out.markdown = "\n".join(lines)
 
-    sources = ["document", "simple", "random", "ceiling", "learned"]
+    by = {(r.setting, r.source): r for r in out.rows}
+    sources = ["document", "simple", "random", "ceiling", "learned", "simple_talk", "learned_talk"]
     groups = {LABELS.get(v, v): [Bar(src, by[v, src].rate, by[v, src].low, by[v, src].high,
                                  reported=src == "document")
                   for src in sources if (v, src) in by] for v in variants}

@@ -26,3 +26,20 @@ def test_unknown_option_is_a_clear_error(capsys):
         main(["play", "rope_team", "-o", "lvl=hard"])
     assert exit_info.value.code == 2
     assert "did you mean 'level'" in capsys.readouterr().err
+
+
+def test_race_the_record_adds_up_the_scores_of_the_games_won(capsys):
+    from cardzoo.evaluation.race_the_record import race
+    from cardzoo.evaluation.runner import Matchup, run
+
+    main(["race", "--agents", "simple_talk", "--length", "4", "--series", "3", "--first-deal", "20", "-o",
+          "level=hard", "--workers", "1"])
+    out = capsys.readouterr().out.splitlines()
+    records = run(Matchup.of("summit_rush_v0", ["simple_talk"], level="hard"), 12, base_seed=20, workers=1,
+                  progress=False)
+    totals = [sum(r["score"] for r in records[k : k + 4] if r["outcome"] == "win") for k in (0, 4, 8)]
+    assert any(totals) and out[0].endswith("3 series of 4 games (deals 20..31)")
+    assert out[1] == "series totals: " + " ".join(map(str, totals))
+    best = totals.index(max(totals))
+    assert out[2].endswith(f"record {max(totals)} (series {best}: deals {20 + 4 * best}..{23 + 4 * best})")
+    assert str(race(records, 4)) == out[2]

@@ -76,6 +76,14 @@ MISUSES = [
     (["replay", "GARBAGE"], "RecordError: record file 'GARBAGE' cannot be read: 'utf-8' codec can't decode"),
     (["replay", "LIST"], "RecordError: record file 'LIST' must be a JSON object, got list"),
     (["replay", "NO_SEED"], "RecordError: record file 'NO_SEED': missing seed, actions"),
+    # race
+    (["race", "--length", "0"], "argument --length: expected a whole number >= 1, got '0'"),
+    (["race", "--series", "two"], "argument --series: expected a whole number >= 1, got 'two'"),
+    (["race", "--first-deal", "-1"], "argument --first-deal: expected a whole number >= 0, got '-1'"),
+    (["race", "--agents", "nobody"], "OptionError: no agent 'nobody' for summit_rush_v0"),
+    (["race", "--agents", "simple", "simple", "simple"], "3 agents for the 2 seats of summit_rush_v0"),
+    (["race", "-o", "level=nightmare"], "OptionError: option level='nightmare' is not one of"),
+    (["race", "-o", "render_mode=ansi"], "race plays its games unseen; drop -o render_mode"),
     # bench
     (["bench", "--seconds", "-1"], "argument --seconds: expected a number > 0, got '-1'"),
     (["bench", "--seconds", "0"], "argument --seconds: expected a number > 0, got '0'"),

@@ -61,6 +61,37 @@ def test_difference_against_a_reported_rate():
     assert stats.difference(700, 1000, 0.54, 4000).low > 0
 
 
+def test_mean_interval_known_values():
+    # 2, 4, 6, 8: mean 5, sample standard deviation sqrt(20 / 3), standard error sqrt(20 / 3 / 4) = sqrt(5 / 3).
+    m = stats.mean_interval([2, 4, 6, 8])
+    half = stats.Z95 * math.sqrt(5 / 3)
+    assert (m.mean, m.n) == (5, 4) and (m.low, m.high) == (pytest.approx(5 - half), pytest.approx(5 + half))
+    assert str(m) == f"5.0 [{5 - half:.1f}, {5 + half:.1f}]"
+    assert stats.mean_interval([3]).low == -math.inf and stats.mean_interval([3, 3]).high == 3
+    with pytest.raises(ValueError, match="no values"):
+        stats.mean_interval([])
+
+
+def test_race_the_record_adds_up_won_games_in_whole_series():
+    from cardzoo.evaluation.race_the_record import race
+
+    def game(seed: int, outcome: str, score: int) -> dict:
+        return {"seed": seed, "outcome": outcome, "score": score}
+
+    # Scores of lost games are 0 in the records anyway; a "time" game with a score must still add nothing.
+    records = [game(5, "win", 4), game(6, "time", 9), game(7, "win", 2),  # series 0: 6
+               game(8, "stuck", 0), game(9, "win", 7), game(10, "tick_limit", 3),  # series 1: 7
+               game(11, "win", 11)]  # not a whole series: left out
+    result = race(records, 3)
+    assert result.totals == (6, 7) and result.record == 7 and result.record_series == 1 and result.first == 5
+    assert str(result).endswith("over 2 series of 3 games; record 7 (series 1: deals 8..10)")
+    assert result.mean.mean == 6.5
+    with pytest.raises(ValueError, match="no series"):
+        race(records, 8)
+    with pytest.raises(ValueError, match="at least one game"):
+        race(records, 0)
+
+
 def test_runs_are_reproducible_and_resumable(tmp_path):
     m = Matchup.of("rope_team_v0", ["random"], level="easy")
     first = run(m, 60, workers=1, cache_dir=tmp_path, chunk=25, progress=False)
