@@ -4,8 +4,9 @@
 without the strategy's memory: when nothing fits, the lowest seat turns its stock).
 
 ``summit_rush_simple_talk``: for talking Summit Rush games, the observation, then a one-hot of the talking simple
-strategy's move (58 for two players) and one of its message (57), computed the same way. It reads what was heard
-(claims, turn calls) from the observation, so it already says what a listener of the simple strategy would do.
+strategy's move (58 for two players) and one of its message (57), computed the same way (without memory: it never
+calls the card it turned). It reads what was heard (claims, turn calls, its own too) from the observation, so it
+already says what a listener bound by the simple strategy's calls would do.
 
 ``rook_heuristic``: the observation, then a one-hot of the heuristic Rook player's choice (79 actions).
 

@@ -48,6 +48,8 @@ AGENTS: dict[str, dict[str, Callable]] = {
     "learned": {"rope_team_v0": _learned("rope_team"), "summit_rush_v0": _learned("summit_rush_normal",
                                                                                  "summit_rush_hard"),
                 "rook_v0": _learned("rook")},
+    "learned_talk": {"summit_rush_v0": _learned("summit_rush_normal_talk")},  # trained in talking games
+    "learned_talk_muted": {"summit_rush_v0": lambda seed: Muted(_learned("summit_rush_normal_talk")(seed))},
     "learned_seed1": {"rope_team_v0": _learned("rope_team_seed1")},
     "learned_plain": {"rope_team_v0": _learned("rope_team_plain")},
 }

@@ -5,7 +5,9 @@ each; the same without round the corner; read from ``seeds/summit_rush_figures.j
 (``cardzoo.agents.summit_rush_simple``, both seats), random legal play, and the perfect-information ceiling (the
 share of deals some line of play wins, from ``evaluation/results/summit_rush_ceiling_<variant>.json``, made by
 ``python -m cardzoo.evaluation.ceilings_summit_rush``). Timed, for Normal (60 ticks) and Hard (40 ticks): the same
-three, with loss causes (time / stuck), cards cleared, score and ticks used.
+three, with loss causes (time / stuck), cards cleared, score and ticks used. All of these are silent games; the
+talking part (the document's game against silent summit, what the messages mean, race the record) is
+``summit_rush_talk``.
 """
 
 from __future__ import annotations

@@ -104,6 +104,38 @@ def _most_said(records: list[dict], top: int = 6) -> str:
     return ", ".join(f"\"{rules.MESSAGES[m]}\" {100 * c / total:.1f}%" for m, c in said.most_common(top)) or "none"
 
 
+def _verdict(cmp) -> str:
+    if cmp.low > 0:
+        return f"talking wins {100 * cmp.difference:.1f} points more"
+    if cmp.high < 0:
+        return f"talking wins {-100 * cmp.difference:.1f} points less"
+    return "no difference is measurable"
+
+
+def _simple_verdict(records: dict[tuple[str, str, bool], list[dict]]) -> str:
+    """Whether talking helps the simple strategy, and why (the figures it quotes are computed here)."""
+    parts, same = [], []
+    for lvl in LEVELS:
+        talking, silent = records[lvl, "simple_talk", True], records[lvl, "simple", False]
+        cmp = paired(wins(talking), wins(silent))
+        parts.append(f"on {lvl} {_verdict(cmp)} ({cmp.only_a} deals won only talking, {cmp.only_b} only silent)")
+        muted = records[lvl, "simple_talk_muted", True]
+        same.append(sum(m["outcome"] == q["outcome"] and m["ticks"] == q["ticks"] for m, q in zip(muted, silent,
+                                                                                                   strict=True)))
+    games = len(records[next(iter(LEVELS)), "simple", False])
+    return (
+        "Talking and the simple strategy: " + "; ".join(parts) + ". Both seats compute the same plan from the same "
+        "public table, so a partner's call only repeats what the listener has already worked out (claims, turn calls "
+        "and needs are all functions of the table), and the silent team already has no conflicts, no bounced cards "
+        "and no wasted turns: there is nothing for talk to fix. The games differ only because a claim binds: a seat "
+        "that claimed a card plays it next tick even when a card uncovered in between would have made a different "
+        "plan. Muted, the talking version hears nothing, so nothing binds it: it ends "
+        + " and ".join(f"{n} of {games} {lvl} deals" for n, lvl in zip(same, LEVELS, strict=True))
+        + " exactly as the silent strategy does (same outcome, same tick). What talking offers is for partners who do "
+          "not share one plan: a claim or a turn call tells them what the other will do."
+    )
+
+
 def talk_lines(settings: Settings, out: Section, silent: dict[tuple[str, str], list[dict]]) -> list[str]:
     """The talking part of the section: rows appended to ``out``, markdown lines returned. ``silent`` holds the
     section's records of silent games by (level, agent), which are not played again."""
@@ -147,21 +179,22 @@ def talk_lines(settings: Settings, out: Section, silent: dict[tuple[str, str], l
                 cmp = paired(wins(records[key_a]), wins(records[key_b]))
                 compared.append(f"{level}: {TEAMS[a]} minus {TEAMS[b]} {cmp}")
     lines += ["", "Same deals, paired: " + "; ".join(compared) + "."]
-    simple_cmp = {lvl: paired(wins(records[lvl, "simple_talk", True]), wins(records[lvl, "simple", False]))
-                  for lvl in LEVELS}
-    lines += [
-        "",
-        "Why talking does not help the simple strategy: "
-        + ", ".join(f"on {lvl} {cmp.only_a} deals are won only talking and {cmp.only_b} only silent"
-                    for lvl, cmp in simple_cmp.items())
-        + ". Both seats compute the same plan from the same public table, so a partner's call only repeats what "
-          "the listener has already worked out (claims, turns and needs are all functions of the table); the silent "
-          "team already has no conflicts, no bounced cards and no wasted turns. The games differ only because a claim "
-          "binds: a seat that claimed a card plays it next tick even when a card uncovered in between would have made "
-          "a different plan. Muted, the talking version hears nothing, so nothing binds it and it plays the silent "
-          "games exactly. What talking offers is for partners who do not share one plan: a claim or a turn call tells "
-          "them what the other will do.",
-    ]
+    lines += ["", _simple_verdict(records)]
+    mixed = []
+    for level in LEVELS:
+        if (level, "learned_talk", True) not in records:
+            continue
+        for pair in (("simple_talk", "learned_talk"), ("learned_talk", "simple_talk")):
+            recs = play(settings, ENV, pair, level=level, talk=True)
+            rate = wilson(sum(wins(recs)), len(recs))
+            out.rows.append(Row(GAME, level, " + ".join(pair), rate.rate, rate.low, rate.high, len(recs),
+                                note="cross-play, talking game"))
+            against = "; ".join(f"against {TEAMS[a, True]} {paired(wins(recs), wins(records[level, a, True]))}"
+                                for a in pair)
+            mixed.append(f"{' + '.join(pair)} on {level}: {rate} ({against}; "
+                         f"{_per_game(recs, 'conflicts', 'bounced'):.2f} conflicts + bounces per game)")
+    if mixed:
+        lines += ["", "Mixed talking teams (cross-play; `player_0` first): " + "; ".join(mixed) + "."]
 
     # What the messages mean.
     lines += [

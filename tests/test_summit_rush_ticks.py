@@ -122,4 +122,5 @@ def test_the_talking_part_of_the_report(tmp_path):
         assert re.search(rf"\| {level} \| simple strategy, talking \| I'll turn \| \d+ \([\d.]+%\) \| "
                          r"100 / 0 / 0 / 0 \| 0 / 100 / 0 / 0 \|", text)
         assert re.search(rf"\| {level} \| simple strategy, silent \| [\d.]+ \[[\d.]+, [\d.]+\] \| \d+ \| 2 \|", text)
+    assert "it ends 20 of 20 normal deals and 20 of 20 hard deals exactly as the silent strategy does" in text
     assert "Race the record" in text

@@ -169,7 +169,7 @@ def test_every_shipped_policy_loads_and_plays():
         meta = agent.policy.meta
         assert meta["command"].startswith("cardzoo train") and meta["steps"] > 0
         options = {"rounds": 1} if meta["env"] == "rook_v0" else {"level": meta["config"]["levels"][0]}
-        if meta["env"] == "summit_rush_v0":  # trained before the message channel existed: silent games
+        if meta["env"] == "summit_rush_v0":  # silent games unless trained with --talk (older runs had no option)
             options["talk"] = meta["config"].get("talk", False)
         env = make_env(meta["env"], **options)
         env.reset(seed=0)
@@ -200,6 +200,55 @@ def test_choice_features_are_the_baselines_choice(name):
     assert x[size:].sum() == 1.0
     assert int(np.flatnonzero(x[size:])[0]) == make_agent(agent_name, env_name).act(obs["observation"],
                                                                                     obs["action_mask"])
+
+
+def test_talking_strategy_features_are_its_move_and_message():
+    from cardzoo.agents.features import FEATURES
+    from cardzoo.agents.summit_rush_talk import SummitRushSimpleTalk
+    from cardzoo.envs.summit_rush import rules
+
+    fn, extra = FEATURES["summit_rush_simple_talk"]
+    env = summit_rush_v0.parallel_env(level="hard")
+    obs, _ = env.reset(seed=3)
+    said = set()
+    while env.agents:
+        o = obs["player_0"]
+        x = fn(o["observation"], o["action_mask"])
+        size = o["observation"].shape[0]
+        assert x.shape == (size + extra,) and np.array_equal(x[:size], o["observation"])
+        move, message = np.flatnonzero(x[size : size + env.n_moves]), np.flatnonzero(x[size + env.n_moves :])
+        expected = SummitRushSimpleTalk().act(o["observation"], o["action_mask"])
+        assert [int(message[0]), int(move[0])] == list(divmod(expected, env.n_moves)) and extra == env.n_moves + 57
+        said.add(int(message[0]))
+        obs, *_ = env.step({a: SummitRushSimpleTalk().act(obs[a]["observation"], obs[a]["action_mask"])
+                            for a in env.agents})
+    assert len(said) > 2 and said & set(range(rules.SAY_TAKING, rules.N_MESSAGES))
+
+
+def test_talking_games_are_an_option_for_summit_rush_only():
+    from cardzoo.training.train import parse_args
+
+    assert parse_args(["summit_rush"]).talk is False  # the shipped policies' games stay the default
+    cfg = parse_args(["summit_rush", "--talk", "--features", "summit_rush_simple_talk"])
+    assert cfg.talk and cfg.imitate == "simple_talk"
+    with pytest.raises(ValueError, match="no message channel"):
+        TrainConfig(game="rook", talk=True)
+    with pytest.raises(ValueError, match="for silent games; with --talk use 'summit_rush_simple_talk'"):
+        TrainConfig(game="summit_rush", talk=True, features="summit_rush_simple")
+    with pytest.raises(ValueError, match="for talking games; without --talk use 'summit_rush_simple'"):
+        TrainConfig(game="summit_rush", features="summit_rush_simple_talk")
+
+
+def test_smoke_training_talking_summit_rush(tmp_path):
+    cfg = TrainConfig(game="summit_rush", talk=True, features="summit_rush_simple_talk", steps=1024, n_envs=2,
+                      n_steps=256, batch_size=256, n_epochs=1, hidden=(16,), imitate_games=4, imitate_epochs=1,
+                      eval_games=2, eval_every=1024, out=str(tmp_path / "talk"), threads=1)
+    agent = LearnedAgent(train(cfg, command="test"))
+    assert agent.policy.meta["config"]["talk"] and agent.policy.meta["actions"] == 58 * 57
+    env = summit_rush_v0.parallel_env(illegal_action="raise")
+    obs, _ = env.reset(seed=1)
+    while env.agents:
+        obs, *_ = env.step({a: agent.act(obs[a]["observation"], obs[a]["action_mask"]) for a in env.agents})
 
 
 def test_steps_are_whole_rollouts_and_progress_never_passes_100_percent(tmp_path, capsys):
