@@ -14,6 +14,7 @@ from cardzoo.agents.summit_rush_talk import Muted, SummitRushSimpleTalk, heard
 from cardzoo.envs import summit_rush_v0
 from cardzoo.envs.common.cards import CARD_NAMES
 from cardzoo.envs.summit_rush import rules
+from cardzoo.envs.summit_rush.observer import HEARD_AGES
 from cardzoo.envs.summit_rush.rules import Config
 from cardzoo.evaluation.runner import play_env_game
 
@@ -163,3 +164,49 @@ def test_muted_it_plays_the_silent_strategys_games():
     assert said > 6 * 20
     assert isinstance(make_agent("simple_talk", "summit_rush_v0"), SummitRushSimpleTalk)
     assert isinstance(make_agent("simple_talk_muted", "summit_rush_v0"), Muted)
+
+
+def test_the_learned_talking_team_hears_only_what_was_said():
+    """A game of the learned talking policy with the talking simple strategy: what each seat hears is exactly the
+    last message the other chose (message 0 says nothing and leaves the last one standing), and its age."""
+    env = summit_rush_v0.parallel_env(level="normal")
+    agents = [make_agent("learned_talk", "summit_rush_v0"), SummitRushSimpleTalk()]
+    obs, _ = env.reset(seed=4)
+    last: list = [None, None]
+    tick, said = 0, 0
+    while env.agents:
+        expected = [None if m is None else (m[0], min(tick - 1 - m[1], HEARD_AGES - 1)) for m in last]
+        for agent in env.agents:  # each seat hears both, itself too
+            vector = obs[agent]["observation"]
+            bits = int.from_bytes(np.packbits(vector.view(np.uint8), bitorder="little").tobytes(), "little")
+            assert heard(bits, vector.shape[0], 2) == expected
+        actions = {}
+        for seat, agent in enumerate(env.agents):
+            actions[agent] = agents[seat].act(obs[agent]["observation"], obs[agent]["action_mask"])
+            message = actions[agent] // env.n_moves
+            if message:
+                last[seat], said = (message, tick), said + (seat == 0)
+        obs, *_ = env.step(actions)
+        tick += 1
+    assert said > 10  # the learned seat talks
+
+
+def test_muted_the_learned_talking_team_says_nothing_and_moves_the_same():
+    """The ablation mutes: on every observation the muted policy's action is the talking policy's move with message
+    0, and a muted team's games carry no message at all (while the talking team's do)."""
+    talking, muted = make_agent("learned_talk", "summit_rush_v0"), make_agent("learned_talk_muted", "summit_rush_v0")
+    assert isinstance(muted, Muted)
+    assert [p.digest for p in muted.policies.values()] == [p.digest for p in talking.policies.values()]  # cache key
+    env = summit_rush_v0.parallel_env(level="normal")
+    obs, _ = env.reset(seed=2)
+    while env.agents:
+        for agent in env.agents:
+            o, m = obs[agent]["observation"], obs[agent]["action_mask"]
+            assert muted.act(o, m) == talking.act(o, m) % env.n_moves
+        obs, *_ = env.step({a: talking.act(obs[a]["observation"], obs[a]["action_mask"]) for a in env.agents})
+    aec = summit_rush_v0.env(level="normal")
+    for seed in range(2):
+        assert play_env_game(aec, [make_agent("learned_talk_muted", "summit_rush_v0") for _ in range(2)],
+                             seed)["messages"] == 0
+        assert play_env_game(aec, [make_agent("learned_talk", "summit_rush_v0") for _ in range(2)],
+                             seed)["messages"] > 10
