@@ -103,8 +103,11 @@ def _load_sections() -> None:
                 raise
 
 
-def write(settings: Settings, sections: list[Section]) -> Path:
+def write(settings: Settings, sections: list[Section], command: str | None = None) -> Path:
+    """The report's files in ``settings.out``; ``command`` is what made them (default: ``cardzoo evaluate``)."""
     out = settings.out
+    command = command or ("cardzoo evaluate" + (" --full" if settings.games == FULL_GAMES
+                                                else f" --games {settings.games}"))
     out.mkdir(parents=True, exist_ok=True)
     rows = [row for s in sections for row in s.rows]
     with open(out / "results.csv", "w", newline="") as f:
@@ -112,15 +115,14 @@ def write(settings: Settings, sections: list[Section]) -> Path:
         writer.writeheader()
         for row in rows:
             writer.writerow(asdict(row))
-    meta = {"games_per_matchup": settings.games, "python": platform.python_version(),
+    meta = {"games_per_matchup": settings.games, "command": command, "python": platform.python_version(),
             "date": time.strftime("%Y-%m-%d"), "seconds": {s.game: round(s.seconds, 1) for s in sections}}
     (out / "results.json").write_text(json.dumps({"meta": meta, "rows": [asdict(r) for r in rows]}, indent=1))
     lines = [
         "# cardzoo evaluation report",
         "",
         f"{settings.games} games per matchup, on the same deals for every agent (duplicate format: game *i* is "
-        f"`reset(seed=i)`). Intervals are Wilson 95 %. Produced by `cardzoo evaluate"
-        f"{' --full' if settings.games == FULL_GAMES else f' --games {settings.games}'}` "
+        f"`reset(seed=i)`). Intervals are Wilson 95 %. Produced by `{command}` "
         f"({time.strftime('%Y-%m-%d')}, Python {platform.python_version()}).",
         "",
     ]

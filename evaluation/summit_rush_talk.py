@@ -6,17 +6,26 @@ shipped silent learned team against the learned team with the message channel (`
 team muted. Per game: conflicts and bounced cards, wasted stock turns (``summit_rush_ticks``: a turn while a free
 card fitted, or a second turn in a tick where one fresh card was needed) and messages. Then what the messages of
 each talking team mean (what the speaker and the listener do in the tick they are heard), and race the record.
+
+The part alone, with its silent games: ``python -m cardzoo.evaluation.summit_rush_talk --games 2000`` writes
+summary.md, results.csv/.json and the chart to ``evaluation/results/summit_rush_talk/`` (the committed run).
 """
 
 from __future__ import annotations
 
+import argparse
+import shlex
 import statistics
+import sys
+import time
 from collections import Counter
+from pathlib import Path
 
 from cardzoo.envs.summit_rush import rules
 
+from .charts import Bar, bar_chart
 from .race_the_record import race
-from .report import Row, Section, Settings, play, wins
+from .report import QUICK_GAMES, RESULTS, Row, Section, Settings, play, wins, write
 from .stats import paired, wilson
 from .summit_rush_ticks import WHAT
 
@@ -24,6 +33,7 @@ ENV = "summit_rush_v0"
 GAME = "summit_rush"
 LEVELS = {"normal": 60, "hard": 40}
 SERIES = 10  # games per series in race the record
+CHART = "summit_rush_talk.png"
 # (agent, talking game?) -> label; the muted agents play talking games saying nothing.
 TEAMS = {
     ("simple", False): "simple strategy, silent",
@@ -62,6 +72,11 @@ def _plays(level: str, agent: str, talk: bool) -> bool:
         return True
     env = make_env(ENV, level=level, talk=talk)
     return env.observation_space(env.possible_agents[0])["observation"].shape[0] in policies
+
+
+def _rate(records: list[dict]) -> tuple[float, float, float]:
+    rate = wilson(sum(wins(records)), len(records))
+    return rate.rate, rate.low, rate.high
 
 
 def _per_game(records: list[dict], *keys: str) -> float:
@@ -118,7 +133,7 @@ def _simple_verdict(records: dict[tuple[str, str, bool], list[dict]]) -> str:
     for lvl in LEVELS:
         talking, silent = records[lvl, "simple_talk", True], records[lvl, "simple", False]
         cmp = paired(wins(talking), wins(silent))
-        parts.append(f"on {lvl} {_verdict(cmp)} ({cmp.only_a} deals won only talking, {cmp.only_b} only silent)")
+        parts.append(f"on {lvl} {_verdict(cmp)} ({cmp.only_a} of the deals won only talking, {cmp.only_b} only silent)")
         muted = records[lvl, "simple_talk_muted", True]
         same.append(sum(m["outcome"] == q["outcome"] and m["ticks"] == q["ticks"] for m, q in zip(muted, silent,
                                                                                                    strict=True)))
@@ -144,11 +159,18 @@ def talk_lines(settings: Settings, out: Section, silent: dict[tuple[str, str], l
         for agent, talk in TEAMS:
             if not talk and (level, agent) in silent:
                 records[level, agent, talk] = silent[level, agent]
-            elif talk and _plays(level, agent, talk):
+            elif _plays(level, agent, talk):
                 records[level, agent, talk] = recs = play(settings, ENV, [agent], level=level, talk=talk)
                 rate = wilson(sum(wins(recs)), len(recs))
                 out.rows.append(Row(GAME, level, agent, rate.rate, rate.low, rate.high, len(recs),
-                                    note="talking game" + (", messages muted" if "muted" in agent else "")))
+                                    note=("talking game" if talk else "silent game")
+                                    + (", messages muted" if "muted" in agent else "")))
+    groups = {f"{level} ({LEVELS[level]} ticks)": [Bar(TEAMS[a, t], *_rate(recs)) for (lvl, a, t), recs in
+                                                   records.items() if lvl == level] for level in LEVELS}
+    settings.out.mkdir(parents=True, exist_ok=True)
+    bar_chart("Summit Rush: talking against silent summit, same deals (95 % intervals)", groups,
+              settings.out / CHART)
+    out.charts.append(CHART)
     lines = [
         "",
         "### Talking and silent summit",
@@ -179,6 +201,9 @@ def talk_lines(settings: Settings, out: Section, silent: dict[tuple[str, str], l
                 cmp = paired(wins(records[key_a]), wins(records[key_b]))
                 compared.append(f"{level}: {TEAMS[a]} minus {TEAMS[b]} {cmp}")
     lines += ["", "Same deals, paired: " + "; ".join(compared) + "."]
+    untrained = [lvl for lvl in LEVELS if (lvl, "learned_talk", True) not in records]
+    if untrained:
+        lines += ["", f"No policy trained in talking games is shipped for: {', '.join(untrained)}."]
     lines += ["", _simple_verdict(records)]
     mixed = []
     for level in LEVELS:
@@ -242,3 +267,27 @@ def talk_lines(settings: Settings, out: Section, silent: dict[tuple[str, str], l
                             note=f"{mean} cards per series, record {result.record}"))
         lines.append(f"| {level} | {TEAMS[agent, talk]} | {mean} | {result.record} | {len(result.totals)} |")
     return lines
+
+
+def main(argv: list[str] | None = None) -> Path:
+    """Only the talking part, as report files (summary.md, results.csv and .json, the chart):
+    ``python -m cardzoo.evaluation.summit_rush_talk --games 500``. The silent games are played here too; the full
+    report (``cardzoo evaluate``) has the same part inside its Summit Rush section."""
+    parser = argparse.ArgumentParser(prog="python -m cardzoo.evaluation.summit_rush_talk", description=__doc__)
+    parser.add_argument("--games", type=int, default=QUICK_GAMES, help="games per matchup (deals 0..N-1)")
+    parser.add_argument("--workers", type=int, default=None, help="processes (default: all cores)")
+    parser.add_argument("--out", type=Path, default=RESULTS / "summit_rush_talk", help="folder for the files")
+    parser.add_argument("--cache", type=Path, default=None, help="a result cache folder (resumable runs)")
+    args = parser.parse_args(argv)
+    settings = Settings(games=args.games, workers=args.workers, out=args.out, cache=args.cache, progress=False)
+    section, start = Section(GAME), time.time()
+    section.markdown = "\n".join(talk_lines(settings, section, {}))
+    section.seconds = time.time() - start
+    command = "python -m cardzoo.evaluation.summit_rush_talk " + shlex.join(sys.argv[1:] if argv is None else argv)
+    path = write(settings, [section], command=command.strip())
+    print(f"written: {path} ({section.seconds:.0f} s)")
+    return path
+
+
+if __name__ == "__main__":
+    main()

@@ -124,3 +124,29 @@ def test_the_talking_part_of_the_report(tmp_path):
         assert re.search(rf"\| {level} \| simple strategy, silent \| [\d.]+ \[[\d.]+, [\d.]+\] \| \d+ \| 2 \|", text)
     assert "it ends 20 of 20 normal deals and 20 of 20 hard deals exactly as the silent strategy does" in text
     assert "Race the record" in text
+
+
+def test_the_talking_part_alone_writes_its_results_and_chart(tmp_path):
+    """``python -m cardzoo.evaluation.summit_rush_talk`` plays the silent games too and writes the part as report
+    files: rows, the command, the chart; the muted learned team's games carry no message."""
+    import json
+
+    from cardzoo.evaluation.summit_rush_talk import main
+
+    argv = ["--games", "10", "--workers", "1", "--out", str(tmp_path)]
+    main(argv)
+    results = json.loads((tmp_path / "results.json").read_text())
+    assert results["meta"]["command"] == "python -m cardzoo.evaluation.summit_rush_talk " + " ".join(argv)
+    rows = {(r["setting"], r["source"]): r for r in results["rows"]}
+    assert rows["hard", "simple"]["note"] == "silent game" and rows["normal", "learned"]["games"] == 10
+    assert rows["normal", "learned_talk_muted"]["note"] == "talking game, messages muted"
+    assert ("hard", "learned_talk") not in rows  # no policy for Hard's observation
+    text = (tmp_path / "summary.md").read_text()
+    assert re.search(r"\| normal \(60 ticks\) \| learned with the message channel, muted \| [^|]+ \| [\d.]+ \| "
+                     r"[\d.]+ \| [\d.]+ \| 0\.0 \|", text)
+    assert re.search(r"\| normal \(60 ticks\) \| learned with the message channel \| [^|]+ \| [\d.]+ \| "
+                     r"[\d.]+ \| [\d.]+ \| [1-9][\d.]* \|", text)
+    assert "learned with the message channel minus learned with the message channel, muted" in text
+    assert "No policy trained in talking games is shipped for: hard." in text
+    assert (tmp_path / "summit_rush_talk.png").stat().st_size > 10_000 and (tmp_path / "summit_rush_talk.svg").exists()
+    assert "![summit_rush](summit_rush_talk.png)" in text
