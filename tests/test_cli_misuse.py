@@ -224,4 +224,5 @@ def test_the_smallest_report_runs(tmp_path):
     result = subprocess.run([*CLI, "evaluate", "--games", "1", "--workers", "1", "--out", str(tmp_path)],
                             capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
-    assert {p.name for p in tmp_path.glob("*.png")} == {"rope_team.png", "summit_rush.png", "rook.png"}
+    assert {p.name for p in tmp_path.glob("*.png")} == {"rope_team.png", "summit_rush.png", "summit_rush_talk.png",
+                                                        "rook.png"}
