@@ -181,9 +181,11 @@ class TickTable(Table):
         return summit_rush_v0.parallel_env(**options)
 
     def _agent(self, agent):
-        if self.env.config.talk and hasattr(agent, "policies"):  # a learned policy, trained on silent games
+        policies = getattr(agent, "policies", None)
+        size = self.env.observation_space(self.seats[0])["observation"].shape[0]
+        if self.env.config.talk and policies and size not in policies:  # a learned policy trained on silent games
             return DeafAgent(agent, self.env.observer.layout, self.env.n_moves)
-        return agent
+        return agent  # learned_talk (trained in talking games) hears and speaks
 
     def _reset(self, reset_options) -> None:
         self.obs, _ = self.env.reset(seed=self.seed, options=reset_options)

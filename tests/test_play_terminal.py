@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from cardzoo.envs.common.cards import CARD_NAMES
+from cardzoo.envs.common.errors import OptionError
 from cardzoo.envs.common.record import replay
 from cardzoo.evaluation.cli import build_parser
 from cardzoo.play import records
@@ -238,3 +239,18 @@ def test_a_learned_partner_plays_a_talking_summit_rush_as_a_silent_one():
     said = [tick["player_1"] for tick in talking.env.game_record()["actions"]]
     assert said == [tick["player_1"] for tick in silent.env.game_record()["actions"]]  # moves alone: message 0
     assert any(a < n_moves - 2 for a in said)  # it played cards
+
+
+def test_a_learned_talking_partner_hears_and_speaks_at_a_talking_table():
+    """``learned_talk`` was trained in talking games: at a talking table it reads the whole observation and says
+    what its policy chooses (only the silent policies are made deaf); muted, it says nothing."""
+    talking = Table.open("summit_rush_v0", {"level": "normal"}, ["human", "learned_talk"], 3)
+    muted = Table.open("summit_rush_v0", {"level": "normal"}, ["human", "learned_talk_muted"], 3)
+    for table in (talking, muted):
+        while not table.over:
+            table.tick({})
+    n_moves = talking.env.n_moves
+    assert any(tick["player_1"] >= n_moves for tick in talking.env.game_record()["actions"])  # it spoke
+    assert all(tick["player_1"] < n_moves for tick in muted.env.game_record()["actions"])
+    with pytest.raises(OptionError, match="cannot play"):  # no talking policy for Hard's observation
+        Table.open("summit_rush_v0", {"level": "hard"}, ["human", "learned_talk"], 3)
