@@ -98,6 +98,14 @@ def bar_figure(title: str, groups: dict[str, list[Bar]], y_label: str = "win rat
     return fig
 
 
+def short_number(x: float) -> str:
+    """An axis label that stays narrow: 250k, 1.5M (ticks of millions of steps overlap when written in full)."""
+    for size, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if abs(x) >= size:
+            return f"{x / size:.4g}{suffix}"
+    return f"{x:.4g}"
+
+
 def line_chart(title: str, series: dict[str, list[tuple[float, float]]], path: str | Path, x_label: str = "",
                y_label: str = "win rate (%)") -> list[Path]:
     """Lines of (x, y) points, y a rate in 0..1 drawn in %. Returns the files written (none without matplotlib)."""
@@ -113,7 +121,7 @@ def line_chart(title: str, series: dict[str, list[tuple[float, float]]], path: s
     ax.set_ylabel(y_label)
     ax.set_title(title)
     ax.grid(True, color="#dddddd")
-    ax.xaxis.set_major_formatter(plt.FuncFormatter(lambda x, _: f"{x:,.0f}"))
+    ax.xaxis.set_major_formatter(plt.FuncFormatter(lambda x, _: short_number(x)))
     if len(series) > 1:
         ax.legend(fontsize=8, frameon=False)
     return _save(fig, path)

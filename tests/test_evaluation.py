@@ -194,3 +194,14 @@ def test_statistics_equal_scipys():
         for c in (0, 2, 5, 41, 260):
             if b + c:
                 assert stats.mcnemar_exact(b, c) == pytest.approx(binomtest(b, b + c, 0.5).pvalue, rel=1e-9)
+
+
+def test_axis_labels_stay_short_and_the_curve_chart_uses_them(tmp_path):
+    from cardzoo.evaluation.charts import line_chart, short_number
+
+    assert [short_number(x) for x in (0, 250, 250_000, 1_250_000, 2_000_000, 3e9)] == [
+        "0", "250", "250k", "1.25M", "2M", "3G"]
+    written = line_chart("t", {"a": [(0, 0.1), (2_000_000, 0.5)]}, tmp_path / "curve.png", x_label="steps")
+    assert sorted(p.name for p in written) == ["curve.png", "curve.svg"]
+    svg = (tmp_path / "curve.svg").read_text()
+    assert "2M" in svg and "2,000,000" not in svg

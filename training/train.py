@@ -267,6 +267,16 @@ class Curve:
             writer = csv.DictWriter(f, fieldnames=list(self.rows[0]))
             writer.writeheader()
             writer.writerows(self.rows)
+        self.draw(out)
+
+    @classmethod
+    def read(cls, out: Path) -> Curve:
+        """The curve a run wrote to ``out/curve.csv``."""
+        with open(out / "curve.csv", newline="") as f:
+            return cls([{k: float(v) for k, v in row.items()} for row in csv.DictReader(f)])
+
+    def draw(self, out: Path) -> None:
+        """``curve.png`` and ``curve.svg`` in ``out`` (nothing without matplotlib)."""
         from cardzoo.evaluation.charts import line_chart
 
         levels = [k for k in self.rows[0] if k not in ("steps", "seconds", "mean")]
