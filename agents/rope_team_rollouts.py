@@ -23,6 +23,7 @@ import numpy as np
 
 from cardzoo.envs.common.cards import FULL_MASK, SUIT_MASKS
 from cardzoo.envs.rope_team import rules
+from cardzoo.envs.rope_team.batched import pull
 
 from .rope_team_simple import _BY_STEPS, _HIGHER, LEAD_MEAN, RopeTeamSimple
 
@@ -226,15 +227,7 @@ class Games:
         self.slots = np.sort(self.slots, axis=2)[:, :, :-1]  # both seats hold one card less: drop the empty slot
         self.trick_no += 1
         self.leader = winner
-        moving = steps > 0
-        target = np.where(winner == 0, self.coin - steps, self.coin + steps)
-        beyond = moving & ((target < 0) | (target >= rules.RIDGE))
-        fall = beyond & (self.ropes == 0)
-        caught = beyond & ~fall
-        self.ropes -= caught
-        target = np.where(caught, winner * (rules.RIDGE - 1), target)
-        moved = moving & ~fall
-        self.coin = np.where(moved, target, self.coin)
+        self.coin, fall, moved = pull(self.coin, self.ropes, winner, steps, steps > 0)
         new = moved & ((self.up >> self.coin) & 1 == 0)
         if new.any():
             card = self.ridge[at, self.coin]

@@ -90,6 +90,21 @@ def _place(words: np.ndarray, value: np.ndarray, offset: int) -> None:
         words[:, word + 1] |= value >> np.uint64(64 - shift)
 
 
+def pull(coin: np.ndarray, ropes: np.ndarray, winner: np.ndarray, steps: np.ndarray, moving: np.ndarray
+         ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``rules._pull`` for many games: the winner's side pulls the coin ``steps`` places where ``moving``; past an
+    end a rope (taken from ``ropes`` in place) holds it at the last place, with none left the team falls.
+    Returns the new coins, the falls and the games whose coin moved."""
+    target = np.where(winner == 0, coin - steps, coin + steps)
+    beyond = moving & ((target < 0) | (target >= rules.RIDGE))
+    fall = beyond & (ropes == 0)
+    caught = beyond & ~fall
+    ropes -= caught
+    target = np.where(caught, winner * (rules.RIDGE - 1), target)
+    moved = moving & ~fall
+    return np.where(moved, target, coin), fall, moved
+
+
 class RopeTeamBatched(BatchedEnv):
     """See the module docstring."""
 
@@ -195,15 +210,7 @@ class RopeTeamBatched(BatchedEnv):
         self.leader = np.where(follow, winner, self.leader)
         self.to_move = np.where(follow, winner, self.to_move)
         # the pull (rules._pull): only a trick with steps moves the coin
-        moving = follow & (steps > 0)
-        target = np.where(winner == 0, self.coin - steps, self.coin + steps)
-        beyond = moving & ((target < 0) | (target >= rules.RIDGE))
-        fall = beyond & (self.ropes == 0)
-        caught = beyond & ~fall
-        self.ropes -= caught
-        target = np.where(caught, winner * (rules.RIDGE - 1), target)
-        moved = moving & ~fall
-        self.coin = np.where(moved, target, self.coin)
+        self.coin, fall, moved = pull(self.coin, self.ropes, winner, steps, follow & (steps > 0))
         uncovered = moved & ~self.up[self._slots, self.coin]
         newly = np.flatnonzero(uncovered)
         if len(newly):
