@@ -37,7 +37,8 @@ def wilson(wins: int, games: int, z: float = Z95) -> Rate:
     denominator = 1 + z * z / games
     centre = (p + z * z / (2 * games)) / denominator
     half = z * math.sqrt(p * (1 - p) / games + z * z / (4 * games * games)) / denominator
-    return Rate(wins, games, max(0.0, centre - half), min(1.0, centre + half))
+    # The interval holds p; rounding alone can leave it a hair short at 0 and 1 wins (a negative error bar).
+    return Rate(wins, games, max(0.0, min(p, centre - half)), min(1.0, max(p, centre + half)))
 
 
 @dataclass(frozen=True)

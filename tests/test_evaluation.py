@@ -205,3 +205,16 @@ def test_axis_labels_stay_short_and_the_curve_chart_uses_them(tmp_path):
     assert sorted(p.name for p in written) == ["curve.png", "curve.svg"]
     svg = (tmp_path / "curve.svg").read_text()
     assert "2M" in svg and "2,000,000" not in svg
+
+
+def test_wilson_interval_holds_the_rate_at_every_count_and_every_chart_draws_it(tmp_path):
+    """At 0 or all wins, rounding used to leave the bound a hair inside the rate: matplotlib then refused the
+    negative error bar and a whole report (Rook's heuristic wins every game against random) crashed."""
+    from cardzoo.evaluation.stats import wilson
+
+    for games in (40, 250, 2000, 4000, 10_000):
+        for wins in range(games + 1):
+            rate = wilson(wins, games)
+            assert rate.low <= wins / games <= rate.high
+    all_won = wilson(2000, 2000)
+    assert bar_chart("t", {"g": [Bar("a", all_won.rate, all_won.low, all_won.high)]}, tmp_path / "c.png")
