@@ -418,7 +418,8 @@ def build_parser(train_backend: str = "sb3") -> argparse.ArgumentParser:
     e.add_argument("--out", help="report folder (default reports/quick or reports/full)")
     e.add_argument("--workers", type=number(int, 1), default=None, help="processes (default: all cores)")
     e.add_argument("--cache", help="folder for finished chunks of games, so an interrupted run resumes")
-    e.add_argument("--only", nargs="+", help="only these games' sections")
+    e.add_argument("--only", nargs="+", help="only these games' sections (a report of the same size already in "
+                   "--out keeps its other sections)")
     e.add_argument("--backend", choices=("local", "ray"), default="local",
                    help="local processes (--workers), or Ray tasks on a cluster: the same games, the same report")
     e.add_argument("--address", help="with --backend ray: the Ray cluster to join (default: Ray started here)")

@@ -117,7 +117,10 @@ def write(settings: Settings, sections: list[Section], command: str | None = Non
             writer.writerow(asdict(row))
     meta = {"games_per_matchup": settings.games, "command": command, "python": platform.python_version(),
             "date": time.strftime("%Y-%m-%d"), "seconds": {s.game: round(s.seconds, 1) for s in sections}}
-    (out / "results.json").write_text(json.dumps({"meta": meta, "rows": [asdict(r) for r in rows]}, indent=1))
+    # Each section's text and charts too, so that a later ``--only`` run can keep the sections it does not redo.
+    kept = {s.game: {"markdown": s.markdown, "charts": s.charts, "seconds": round(s.seconds, 1)} for s in sections}
+    (out / "results.json").write_text(json.dumps({"meta": meta, "sections": kept,
+                                                  "rows": [asdict(r) for r in rows]}, indent=1))
     lines = [
         "# cardzoo evaluation report",
         "",
@@ -134,18 +137,47 @@ def write(settings: Settings, sections: list[Section], command: str | None = Non
     return out / "summary.md"
 
 
+def previous_sections(settings: Settings, exclude: set[str]) -> dict[str, Section]:
+    """The sections of the report already in ``settings.out`` other than ``exclude``, if it was made with the
+    same number of games per matchup (a report never mixes sizes); {} when there is none to keep."""
+    path = settings.out / "results.json"
+    if not path.is_file():
+        return {}
+    try:
+        old = json.loads(path.read_text())
+        size, stored, rows = old["meta"]["games_per_matchup"], old["sections"], old["rows"]
+    except (ValueError, KeyError, TypeError):
+        print(f"not keeping the sections of {path}: not a report's results.json with its sections")
+        return {}
+    if size != settings.games:
+        print(f"not keeping the other sections of {path}: they have {size} games per matchup, this run "
+              f"{settings.games}")
+        return {}
+    kept = {}
+    for game, text in stored.items():
+        if game in exclude or game not in SECTIONS:
+            continue
+        kept[game] = Section(game, [Row(**r) for r in rows if r["game"] == game], text["markdown"],
+                             list(text["charts"]), text["seconds"])
+    return kept
+
+
 def main(settings: Settings) -> Path:
     _load_sections()
     chosen = settings.only or list(SECTIONS)
     unknown = [g for g in chosen if g not in SECTIONS]
     if unknown:
         raise SystemExit(f"cardzoo evaluate: no section for {unknown}; sections: {', '.join(SECTIONS)}")
-    sections = []
+    made = {}
     for game in chosen:
         start = time.time()
         result = SECTIONS[game](settings)
         result.seconds = time.time() - start
-        sections.append(result)
+        made[game] = result
+    kept = previous_sections(settings, exclude=set(made)) if settings.only else {}
+    if kept:
+        print(f"kept from the report in {settings.out}: {', '.join(kept)} (redone: {', '.join(made)})")
+    sections = [made.get(game) or kept[game] for game in SECTIONS if game in made or game in kept]
     path = write(settings, sections)
     from .charts import available
 

@@ -163,6 +163,28 @@ def test_evaluate_end_to_end(tmp_path, capsys):
     assert json.loads((again / "results.json").read_text())["rows"] == rows  # same seeds, same report
 
 
+def test_only_redoes_its_sections_and_keeps_the_others_of_a_report_of_the_same_size(tmp_path, capsys):
+    out = tmp_path / "report"
+    main(["evaluate", "--games", "6", "--only", "rope_team", "rook", "--out", str(out), "--workers", "1"])
+    first = json.loads((out / "results.json").read_text())
+    rook_text = first["sections"]["rook"]["markdown"]
+    # Redo Rope Team only: Rook's rows, text and chart stay, in the report's order; Rope Team's are made anew.
+    (out / "results.json").write_text(json.dumps({**first, "rows": [
+        {**r, "note": "old"} if r["game"] == "rope_team" else r for r in first["rows"]]}))
+    main(["evaluate", "--games", "6", "--only", "rope_team", "--out", str(out), "--workers", "1"])
+    assert "kept from the report" in capsys.readouterr().out
+    second = json.loads((out / "results.json").read_text())
+    assert second["rows"] == first["rows"] and list(second["sections"]) == ["rope_team", "rook"]
+    summary = (out / "summary.md").read_text()
+    assert rook_text.strip() in summary and summary.index("## Rope Team") < summary.index("## Rook for Two")
+    assert "![rook](rook.png)" in summary
+    # Another size never mixes with it: the other sections are dropped, and the run says so.
+    main(["evaluate", "--games", "4", "--only", "rope_team", "--out", str(out), "--workers", "1"])
+    assert "not keeping the other sections" in capsys.readouterr().out
+    third = json.loads((out / "results.json").read_text())
+    assert {r["game"] for r in third["rows"]} == {"rope_team"} and "## Rook" not in (out / "summary.md").read_text()
+
+
 def test_every_game_has_its_section_registered():
     from cardzoo.evaluation import report
 
