@@ -101,6 +101,9 @@ def test_batched_trainer_end_to_end(tmp_path):
         assert (out / name).is_file(), name
     run = json.loads((out / "run.json").read_text())
     assert run["steps"] == 4096 and run["command"].startswith("cardzoo train rope_team --backend batched")
+    phases = run["profile"]
+    assert {"engine step", "rollout forward", "update forward", "update backward", "optimizer"} <= set(phases)
+    assert all(p["us_per_decision"] >= 0 for p in phases.values()) and phases["update backward"]["cpu_seconds"] > 0
     assert [line.split(",")[0] for line in (out / "curve.csv").read_text().split()[1:]] == ["0", "2048", "4096"]
     agent = LearnedAgent(out / "policy.npz")
     env = rope_team_v0.env(level="hard")
@@ -111,6 +114,41 @@ def test_batched_trainer_end_to_end(tmp_path):
     cfg = ppo_batched.BatchedConfig(out=str(tmp_path))
     assert ppo_batched.evaluate(out / "final.npz", cfg, 60) == runner_evaluate(out / "final.npz",
                                                                              TrainConfig(imitate=None), 60)
+
+
+def test_masked_distribution_is_the_agents():
+    """The trainer's masked log-softmax, entropy and their gradients equal the Categorical over masked logits that
+    cleanrl_ppo.Agent uses (illegal logits at -1e9), and its sampler draws only legal actions, in proportion."""
+    import torch
+    from torch.distributions import Categorical
+
+    gen = torch.Generator().manual_seed(0)
+    logits = (3 * torch.randn(256, 52, generator=gen)).requires_grad_()
+    legal = (torch.rand(256, 52, generator=gen) < 0.2).float()
+    legal[torch.arange(256), torch.randint(0, 52, (256,), generator=gen)] = 1.0
+    legal[0], legal[1] = 0.0, 1.0  # a row with one legal action and a row with all of them
+    legal[0, 7] = 1.0
+    actions = torch.multinomial(legal, 1, generator=gen).squeeze(1)
+
+    logp = ppo_batched.masked_log_softmax(logits, legal)
+    ent = ppo_batched.entropy(logp, legal)
+    fast = logp.gather(1, actions[:, None]).squeeze(1).sum() + ent.sum()
+    (fast_grad,) = torch.autograd.grad(fast, logits)
+    dist = Categorical(logits=logits.masked_fill(legal == 0, -1e9))
+    reference = dist.log_prob(actions).sum() + dist.entropy().sum()
+    (reference_grad,) = torch.autograd.grad(reference, logits)
+    on = legal.bool()
+    assert torch.allclose(logp[on], dist.logits[on], atol=1e-5)
+    assert torch.allclose(ent, dist.entropy(), atol=1e-5) and ent[0] == 0
+    assert torch.allclose(fast_grad, reference_grad, atol=1e-5) and not fast_grad[~on].any()
+
+    probs = torch.tensor([[0.0, 0.5, 0.0, 0.3, 0.2, 0.0]])
+    draws = ppo_batched.sample(probs.log().clamp(min=-1e9).expand(20_000, -1).contiguous(), gen)
+    counts = torch.bincount(draws, minlength=6) / 20_000
+    assert counts[probs[0] == 0].sum() == 0
+    assert torch.allclose(counts, probs[0], atol=0.015)  # 3 standard errors of a share of 0.5 in 20,000 draws
+    wide = ppo_batched.sample(ppo_batched.masked_log_softmax(torch.zeros(4096, 52), legal.repeat(16, 1)), gen)
+    assert legal.repeat(16, 1)[torch.arange(4096), wide].all()
 
 
 def test_bad_batched_options():
