@@ -260,6 +260,8 @@ def _plot(results: dict, path: Path) -> list[Path]:
 
 # ----------------------------------------------------------------------------- trainer
 def sb3_rate(steps: int, threads: int) -> dict:
+    """The SB3 path's env steps per second (wall and CPU) over ``steps``, and the CPU time of its updates
+    (``model.train``) apart from its rollouts."""
     import torch
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.vec_env import DummyVecEnv
@@ -273,47 +275,145 @@ def sb3_rate(steps: int, threads: int) -> dict:
                         batch_size=cfg.batch_size, n_epochs=cfg.n_epochs, gamma=cfg.gamma, gae_lambda=cfg.gae_lambda,
                         clip_range=cfg.clip_range, ent_coef=cfg.ent_coef, seed=0, device="cpu",
                         policy_kwargs={"net_arch": {"pi": [128, 128], "vf": [128, 128]}})
+    update_cpu = 0.0
+    sb3_train = model.train
+
+    def timed_train() -> None:
+        nonlocal update_cpu
+        tick = time.process_time()
+        sb3_train()
+        update_cpu += time.process_time() - tick
+
+    model.train = timed_train
     wall, cpu = time.time(), time.process_time()
     model.learn(total_timesteps=steps)
     wall, cpu = time.time() - wall, time.process_time() - cpu
-    return {"trainer": "sb3 MaskablePPO (cardzoo train)", "steps": int(model.num_timesteps),
-            "n_envs": cfg.n_envs, "n_steps": cfg.n_steps, "batch_size": cfg.batch_size, "epochs": cfg.n_epochs,
-            "wall_seconds": round(wall, 1), "cpu_seconds": round(cpu, 1),
-            "steps_per_second": round(model.num_timesteps / wall),
-            "steps_per_cpu_second": round(model.num_timesteps / cpu)}
+    n = model.num_timesteps
+    return {"trainer": "sb3 MaskablePPO (cardzoo train)", "steps": int(n), "n_envs": cfg.n_envs,
+            "n_steps": cfg.n_steps, "batch_size": cfg.batch_size, "epochs": cfg.n_epochs,
+            "wall_seconds": round(wall, 2), "cpu_seconds": round(cpu, 2), "steps_per_second": round(n / wall),
+            "steps_per_cpu_second": round(n / cpu),
+            "profile_us_per_decision": {"rollouts (envs, policy, buffers)": round(1e6 * (cpu - update_cpu) / n, 2),
+                                        "updates (model.train)": round(1e6 * update_cpu / n, 2)}}
 
 
-def batched_trainer_rate(steps: int, threads: int, out: Path) -> dict:
+def batched_trainer_rate(steps: int, threads: int, out: Path, minibatch_size: int = 4096) -> dict:
+    """``cardzoo.training.ppo_batched``'s env steps per second (wall and CPU) of rollouts and updates over
+    ``steps``, and its profile (CPU microseconds per decision by phase)."""
     from cardzoo.training.ppo_batched import BatchedConfig, train
 
     cfg = BatchedConfig(steps=steps, hidden=(128, 128), update_epochs=4, eval_games=1, eval_every=10**12,
-                        threads=threads, out=str(out))
+                        threads=threads, out=str(out), minibatch_size=minibatch_size)
     train(cfg, command="batched_bench trainer")
     run = json.loads((out / "run.json").read_text())
     return {"trainer": "cardzoo.training.ppo_batched", "steps": run["steps"], "num_envs": cfg.num_envs,
             "num_steps": cfg.num_steps, "minibatch_size": cfg.minibatch_size, "epochs": cfg.update_epochs,
             "wall_seconds": run["learn_seconds"], "cpu_seconds": run["learn_cpu_seconds"],
             "steps_per_second": round(run["steps"] / run["learn_seconds"]),
-            "steps_per_cpu_second": round(run["steps"] / run["learn_cpu_seconds"])}
+            "steps_per_cpu_second": round(run["steps"] / run["learn_cpu_seconds"]),
+            "profile_us_per_decision": {phase: p["us_per_decision"] for phase, p in run["profile"].items()
+                                        if phase != "evaluation"}}
 
 
-def trainer(out: Path, sb3_steps: int, batched_steps: int, threads: int) -> dict:
+def matmul_floor(threads: int, epochs: int = 4, minibatch: int = 4096, games: int = 1024, seconds: float = 3.0) -> dict:
+    """CPU microseconds per decision of the batched trainer's matrix products alone, timed on their own: the
+    actor's and the critic's layers (464-128-128-52 and 464-128-128-1) forward on a rollout step of ``games``
+    decisions, and forward and backward (weight gradients; input gradients past the first layer) on a minibatch,
+    ``epochs`` times per decision. No PPO trainer with this network and these epochs can spend less."""
+    import torch
+
+    torch.set_num_threads(threads)
+    sizes = [(464, 128), (128, 128), (128, 52), (464, 128), (128, 128), (128, 1)]  # actor, then critic
+
+    def products(b: int, backward: bool) -> list:
+        x = (torch.rand(b, 464) < 0.08).float()
+        work = []
+        for n_in, n_out in sizes:
+            a, w = (x if n_in == 464 else torch.rand(b, n_in)), torch.rand(n_out, n_in)
+            g = torch.rand(b, n_out)
+            work.append(lambda a=a, w=w: a @ w.t())
+            if backward:
+                work.append(lambda a=a, g=g: g.t() @ a)  # the weight gradient
+                if n_in != 464:
+                    work.append(lambda w=w, g=g: g @ w)  # the input gradient (none for the observation)
+        return work
+
+    def cpu_per_row(work: list, b: int) -> float:
+        for f in work:
+            f()
+        calls, start = 0, time.process_time()
+        while time.process_time() - start < seconds:
+            for f in work:
+                f()
+            calls += 1
+        return (time.process_time() - start) / calls / b
+
+    rollout = cpu_per_row(products(games, False), games)
+    update = cpu_per_row(products(minibatch, True), minibatch)
+    return {"rollout_forward": round(1e6 * rollout, 2), "update_per_epoch": round(1e6 * update, 2),
+            "total": round(1e6 * (rollout + epochs * update), 2), "epochs": epochs, "minibatch": minibatch}
+
+
+def _pooled(runs: list[dict]) -> dict:
+    """Steps per second over all of a trainer's runs: total steps over total seconds."""
+    steps = sum(r["steps"] for r in runs)
+    return {"steps": steps, "steps_per_second": round(steps / sum(r["wall_seconds"] for r in runs)),
+            "steps_per_cpu_second": round(steps / sum(r["cpu_seconds"] for r in runs))}
+
+
+def trainer(out: Path, sb3_steps: int, batched_steps: int, threads: int, rounds: int) -> dict:
+    """Both trainers, alternating, ``rounds`` times each in this process; ratios of the pooled rates and per round."""
     import tempfile
 
-    sb3 = sb3_rate(sb3_steps, threads)
-    print(f"sb3: {sb3['steps_per_second']:,} steps/s ({sb3['steps_per_cpu_second']:,} per CPU-s)", flush=True)
-    with tempfile.TemporaryDirectory() as tmp:
-        batched = batched_trainer_rate(batched_steps, threads, Path(tmp))
-    print(f"batched: {batched['steps_per_second']:,} steps/s ({batched['steps_per_cpu_second']:,} per CPU-s)",
-          flush=True)
+    load_before = _machine()["load_average"]
+    sb3, batched, batched_2048 = [], [], []
+    for i in range(rounds):
+        sb3.append(sb3_rate(sb3_steps, threads))
+        print(f"round {i + 1}: sb3 {sb3[-1]['steps_per_second']:,} steps/s "
+              f"({sb3[-1]['steps_per_cpu_second']:,} per CPU-s)", flush=True)
+        with tempfile.TemporaryDirectory() as tmp:
+            batched.append(batched_trainer_rate(batched_steps, threads, Path(tmp)))
+        print(f"round {i + 1}: batched {batched[-1]['steps_per_second']:,} steps/s "
+              f"({batched[-1]['steps_per_cpu_second']:,} per CPU-s)", flush=True)
+        with tempfile.TemporaryDirectory() as tmp:  # with SB3's minibatch size
+            batched_2048.append(batched_trainer_rate(batched_steps, threads, Path(tmp), minibatch_size=2048))
+        print(f"round {i + 1}: batched, minibatch 2048: {batched_2048[-1]['steps_per_second']:,} steps/s "
+              f"({batched_2048[-1]['steps_per_cpu_second']:,} per CPU-s)", flush=True)
+    floor = matmul_floor(threads)
+    print(f"matrix products alone: {floor['total']} CPU-us per decision", flush=True)
+    pooled = {"sb3": _pooled(sb3), "batched": _pooled(batched), "batched_minibatch_2048": _pooled(batched_2048)}
     result = {"game": "rope_team_v0", "levels": ["easy", "normal", "hard", "expert"], "network": "128-128 tanh",
-              "threads": threads, "sb3": sb3, "batched": batched,
-              "ratio_wall": round(batched["steps_per_second"] / sb3["steps_per_second"], 1),
-              "ratio_cpu": round(batched["steps_per_cpu_second"] / sb3["steps_per_cpu_second"], 1), **_machine()}
+              "threads": threads, "rounds": rounds, "pooled": pooled,
+              "ratio_wall": round(pooled["batched"]["steps_per_second"] / pooled["sb3"]["steps_per_second"], 2),
+              "ratio_cpu": round(pooled["batched"]["steps_per_cpu_second"] / pooled["sb3"]["steps_per_cpu_second"],
+                                 2),
+              "ratio_cpu_per_round": [round(b["steps_per_cpu_second"] / s["steps_per_cpu_second"], 2)
+                                      for s, b in zip(sb3, batched, strict=True)],
+              "ratio_cpu_minibatch_2048": round(pooled["batched_minibatch_2048"]["steps_per_cpu_second"]
+                                                / pooled["sb3"]["steps_per_cpu_second"], 2),
+              "matmul_floor_us_per_decision": floor,
+              "bound_cpu_ratio": round(1e6 / pooled["sb3"]["steps_per_cpu_second"] / floor["total"], 2),
+              "sb3": sb3, "batched": batched, "batched_minibatch_2048": batched_2048,
+              "load_average_before": load_before, **_machine()}
     out.mkdir(parents=True, exist_ok=True)
     (out / "trainer.json").write_text(json.dumps(result, indent=1))
-    print(json.dumps({k: result[k] for k in ("ratio_wall", "ratio_cpu")}))
+    _plot_profile(result, out / "trainer_profile.png")
+    print(json.dumps({k: result[k] for k in ("ratio_wall", "ratio_cpu", "ratio_cpu_per_round",
+                                             "ratio_cpu_minibatch_2048", "bound_cpu_ratio")}))
     return result
+
+
+def _plot_profile(result: dict, path: Path) -> list[Path]:
+    """Where each trainer's CPU time goes, in microseconds per decision, averaged over the rounds."""
+    from .charts import quantity_chart
+
+    values = {}
+    for name, runs in (("SB3", result["sb3"]), ("batched", result["batched"])):
+        for phase in runs[0]["profile_us_per_decision"]:
+            values[f"{name}: {phase}"] = float(np.mean([r["profile_us_per_decision"][phase] for r in runs]))
+    values["batched: matrix products alone (floor)"] = result["matmul_floor_us_per_decision"]["total"]
+    return quantity_chart(f"PPO on Rope Team, CPU per decision (ratio {result['ratio_cpu']}x per CPU-second)",
+                          values, path, x_label="CPU microseconds per decision")
 
 
 def _machine() -> dict:
@@ -333,11 +433,12 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--sb3-steps", type=int, default=65_536, help="trainer: SB3 env steps (8 rollouts)")
     parser.add_argument("--batched-steps", type=int, default=327_680, help="trainer: batched env steps (10 rollouts)")
     parser.add_argument("--threads", type=int, default=1, help="trainer: torch threads for both")
+    parser.add_argument("--rounds", type=int, default=3, help="trainer: runs of each, alternating")
     args = parser.parse_args(argv)
     out = Path(args.out)
     if args.what == "engine":
         return engine(out, args.seconds, f"{args.game}_v0")
-    return trainer(out, args.sb3_steps, args.batched_steps, args.threads)
+    return trainer(out, args.sb3_steps, args.batched_steps, args.threads, args.rounds)
 
 
 if __name__ == "__main__":

@@ -18,15 +18,15 @@ from the batched engines (``cardzoo.envs.batched``) and sends back an array of a
   ``EVAL_BASE_SEED + i``, played here by the batched engine, which plays exactly the single env's games.
 * Speed (what is done to make a decision cheap; none of it changes what is learned): rollouts under
   ``torch.inference_mode``; the rollout storage allocated once, the engine's int8 observations and masks copied
-  straight into it as float32; the mask kept as 1.0/0.0 and applied by adding -1e9 (``masked_fill`` is ~6x
-  slower on CPU); log-softmax once per forward, entropy from it with illegal entries zeroed before ``exp`` (torch's
-  CPU ``exp`` takes a 100x slower path on -1e9); sampling by the Gumbel-max trick instead of ``Categorical``
-  (whose argument checks and ``logsumexp`` cost more than the rest of the sampling); ``index_select`` for
-  minibatches (~4x faster than fancy indexing); fused Adam and ``foreach`` gradient clipping. Tried and dropped:
-  the actor's and critic's first layers as one matrix product of twice the width (slower: the concatenation and
-  the split's backward cost more than the larger product saves), and the first layer as a sum of weight rows over
-  the ~38 of 464 observation entries that are 1 (``embedding_bag``: slower forward with padding, much slower
-  backward). Each run's ``run.json`` holds its profile: CPU microseconds per decision by phase.
+  straight into it as float32; the mask kept as 1.0/0.0 and applied by adding -1e9 (``masked_fill`` is ~6x slower on
+  CPU); log-softmax once per forward, entropy from it with illegal entries zeroed before ``exp`` (torch's CPU
+  ``exp`` takes a 100x slower path on -1e9); sampling by the Gumbel-max trick instead of ``Categorical`` (its
+  argument checks, ``logsumexp`` and ``multinomial`` cost ~5 us a decision in rollouts, the sampling here ~1 us);
+  ``index_select`` for minibatches (~2.5x faster than fancy indexing); fused Adam and ``foreach`` gradient clipping.
+  Tried and dropped: the actor's and critic's first layers as one matrix product of twice the width (slower: the
+  concatenation and the split's backward cost more than the larger product saves), and the first layer as a sum of
+  weight rows over the ~38 of 464 observation entries that are 1 (``embedding_bag``: slower forward with padding,
+  much slower backward). Each run's ``run.json`` holds its profile: CPU microseconds per decision by phase.
 * Output (``--out``): ``policy.npz`` (best by evaluation), ``final.npz``, ``checkpoints/``, ``curve.csv``,
   ``curve.png``, ``run.json`` (options, command, steps, wall time, env steps per second) -- the SB3 path's files,
   and the same numpy policy format (``cardzoo.training.export``), which ``LearnedAgent`` plays without torch.
