@@ -3,6 +3,7 @@
     python -m cardzoo.evaluation.batched_bench engine --game rope_team --out evaluation/results/batched
     python -m cardzoo.evaluation.batched_bench engine --game summit_rush --out evaluation/results/batched
     python -m cardzoo.evaluation.batched_bench trainer --out evaluation/results/batched
+    python -m cardzoo.evaluation.batched_bench payoff --policy RUN/policy.npz --out RUN
 
 ``engine``: random legal play with the observation and the mask read at every decision, through the single env's
 loop and through the batched engine with N = 1, 16, 256, 4096, 65536 games, in one run per game; decisions per
@@ -17,9 +18,22 @@ alone is 433 MB a tick. Each run replaces its game's entry in ``engine.json`` an
 ``engine_scaling.png`` (and ``.svg``) plots every game measured.
 
 ``trainer``: env steps (decisions) per second of PPO learning on Rope Team, all four levels, the same network (two
-hidden layers of 128 for the actor and the critic), 4 epochs per rollout, torch on one thread: the SB3 path
-(MaskablePPO on ``SharedPolicyEnv`` views, as ``cardzoo train`` builds it) against ``cardzoo.training.ppo_batched``.
-Time counts rollouts and updates only (no imitation, no evaluation). Writes ``trainer.json``.
+hidden layers of 128, tanh, for the actor and for the critic), 4 epochs per rollout and minibatches of 2048
+decisions on both sides: the SB3 path (MaskablePPO on ``SharedPolicyEnv`` views, as ``cardzoo train`` builds it:
+rollouts of 8 envs x 1024 steps) against ``cardzoo.training.ppo_batched`` (rollouts of 1024 games x 32 steps, its
+defaults). They alternate ``--rounds`` times in one process; rates are pooled over the rounds (total steps over
+total seconds, wall and CPU of this process) and the ratio is taken per round too. Time counts rollouts and
+updates only (no imitation, no evaluation). Also measured in the run: the batched trainer with minibatches of 4096
+(its earlier default); each side's CPU profile in microseconds per decision (SB3: rollouts against
+``model.train``; the batched trainer: its phases, from ``run.json``); and the floor, the batched trainer's matrix
+products timed alone (``matmul_floor``). Writes ``trainer.json`` and ``trainer_profile.png`` (and ``.svg``).
+``payoff``: a trained Rope Team policy on the full report's deals (``reset(seed=i)``, 10,000 per level) beside the
+simple strategy and the shipped policies, with paired differences on the same deals; writes ``report_deals.json``.
+
+One torch thread each: the machine's two cores are shared with other jobs, and under a load average of ~3 a
+second thread made a minibatch's forward, backward and Adam step 2.4x slower, not faster (37 against 16
+microseconds of wall time per decision and epoch); the SB3 path, mostly Python between small matrix products, has
+less to gain from one.
 """
 
 from __future__ import annotations
@@ -297,7 +311,7 @@ def sb3_rate(steps: int, threads: int) -> dict:
                                         "updates (model.train)": round(1e6 * update_cpu / n, 2)}}
 
 
-def batched_trainer_rate(steps: int, threads: int, out: Path, minibatch_size: int = 4096) -> dict:
+def batched_trainer_rate(steps: int, threads: int, out: Path, minibatch_size: int = 2048) -> dict:
     """``cardzoo.training.ppo_batched``'s env steps per second (wall and CPU) of rollouts and updates over
     ``steps``, and its profile (CPU microseconds per decision by phase)."""
     from cardzoo.training.ppo_batched import BatchedConfig, train
@@ -315,7 +329,7 @@ def batched_trainer_rate(steps: int, threads: int, out: Path, minibatch_size: in
                                         if phase != "evaluation"}}
 
 
-def matmul_floor(threads: int, epochs: int = 4, minibatch: int = 4096, games: int = 1024, seconds: float = 3.0) -> dict:
+def matmul_floor(threads: int, epochs: int = 4, minibatch: int = 2048, games: int = 1024, seconds: float = 3.0) -> dict:
     """CPU microseconds per decision of the batched trainer's matrix products alone, timed on their own: the
     actor's and the critic's layers (464-128-128-52 and 464-128-128-1) forward on a rollout step of ``games``
     decisions, and forward and backward (weight gradients; input gradients past the first layer) on a minibatch,
@@ -366,7 +380,7 @@ def trainer(out: Path, sb3_steps: int, batched_steps: int, threads: int, rounds:
     import tempfile
 
     load_before = _machine()["load_average"]
-    sb3, batched, batched_2048 = [], [], []
+    sb3, batched, batched_4096 = [], [], []
     for i in range(rounds):
         sb3.append(sb3_rate(sb3_steps, threads))
         print(f"round {i + 1}: sb3 {sb3[-1]['steps_per_second']:,} steps/s "
@@ -375,13 +389,13 @@ def trainer(out: Path, sb3_steps: int, batched_steps: int, threads: int, rounds:
             batched.append(batched_trainer_rate(batched_steps, threads, Path(tmp)))
         print(f"round {i + 1}: batched {batched[-1]['steps_per_second']:,} steps/s "
               f"({batched[-1]['steps_per_cpu_second']:,} per CPU-s)", flush=True)
-        with tempfile.TemporaryDirectory() as tmp:  # with SB3's minibatch size
-            batched_2048.append(batched_trainer_rate(batched_steps, threads, Path(tmp), minibatch_size=2048))
-        print(f"round {i + 1}: batched, minibatch 2048: {batched_2048[-1]['steps_per_second']:,} steps/s "
-              f"({batched_2048[-1]['steps_per_cpu_second']:,} per CPU-s)", flush=True)
+        with tempfile.TemporaryDirectory() as tmp:  # with minibatches twice SB3's, the earlier default
+            batched_4096.append(batched_trainer_rate(batched_steps, threads, Path(tmp), minibatch_size=4096))
+        print(f"round {i + 1}: batched, minibatch 4096: {batched_4096[-1]['steps_per_second']:,} steps/s "
+              f"({batched_4096[-1]['steps_per_cpu_second']:,} per CPU-s)", flush=True)
     floor = matmul_floor(threads)
     print(f"matrix products alone: {floor['total']} CPU-us per decision", flush=True)
-    pooled = {"sb3": _pooled(sb3), "batched": _pooled(batched), "batched_minibatch_2048": _pooled(batched_2048)}
+    pooled = {"sb3": _pooled(sb3), "batched": _pooled(batched), "batched_minibatch_4096": _pooled(batched_4096)}
     result = {"game": "rope_team_v0", "levels": ["easy", "normal", "hard", "expert"], "network": "128-128 tanh",
               "threads": threads, "rounds": rounds, "pooled": pooled,
               "ratio_wall": round(pooled["batched"]["steps_per_second"] / pooled["sb3"]["steps_per_second"], 2),
@@ -389,17 +403,17 @@ def trainer(out: Path, sb3_steps: int, batched_steps: int, threads: int, rounds:
                                  2),
               "ratio_cpu_per_round": [round(b["steps_per_cpu_second"] / s["steps_per_cpu_second"], 2)
                                       for s, b in zip(sb3, batched, strict=True)],
-              "ratio_cpu_minibatch_2048": round(pooled["batched_minibatch_2048"]["steps_per_cpu_second"]
+              "ratio_cpu_minibatch_4096": round(pooled["batched_minibatch_4096"]["steps_per_cpu_second"]
                                                 / pooled["sb3"]["steps_per_cpu_second"], 2),
               "matmul_floor_us_per_decision": floor,
               "bound_cpu_ratio": round(1e6 / pooled["sb3"]["steps_per_cpu_second"] / floor["total"], 2),
-              "sb3": sb3, "batched": batched, "batched_minibatch_2048": batched_2048,
+              "sb3": sb3, "batched": batched, "batched_minibatch_4096": batched_4096,
               "load_average_before": load_before, **_machine()}
     out.mkdir(parents=True, exist_ok=True)
     (out / "trainer.json").write_text(json.dumps(result, indent=1))
     _plot_profile(result, out / "trainer_profile.png")
     print(json.dumps({k: result[k] for k in ("ratio_wall", "ratio_cpu", "ratio_cpu_per_round",
-                                             "ratio_cpu_minibatch_2048", "bound_cpu_ratio")}))
+                                             "ratio_cpu_minibatch_4096", "bound_cpu_ratio")}))
     return result
 
 
@@ -416,6 +430,42 @@ def _plot_profile(result: dict, path: Path) -> list[Path]:
                           values, path, x_label="CPU microseconds per decision")
 
 
+# ----------------------------------------------------------------------------- payoff
+PAYOFF_AGENTS = {"simple": "simple strategy", "learned_plain": "shipped policy, observation alone",
+                 "learned": "shipped policy, observation + the simple strategy's card values"}
+
+
+def payoff(policy: Path, games: int, out: Path, workers: int, cache: str | None = None) -> dict:
+    """A trained Rope Team policy on the report's deals (game ``i`` is ``reset(seed=i)``, ``games`` per level)
+    beside the simple strategy and the shipped policies: win rates with Wilson intervals, and paired differences
+    on the same deals."""
+    from .runner import Matchup, run
+    from .stats import paired, wilson
+
+    result = {"policy": str(policy), "games_per_level": games, "deals": "reset(seed=i), i = 0 .. games - 1",
+              "levels": {}}
+    for level in ("easy", "normal", "hard", "expert"):
+        won = {name: [r["outcome"] == "win" for r in run(Matchup.of("rope_team_v0", [name], level=level), games,
+                                                       workers=workers, cache_dir=cache, progress=False)]
+               for name in [str(policy), *PAYOFF_AGENTS]}
+        mine = won.pop(str(policy))
+        rate = wilson(sum(mine), games)
+        row = {"policy": {"rate": rate.rate, "low": rate.low, "high": rate.high}}
+        for name, theirs in won.items():
+            other, diff = wilson(sum(theirs), games), paired(mine, theirs)
+            row[name] = {"rate": other.rate, "low": other.low, "high": other.high,
+                         "policy_minus_this": {"difference": diff.difference, "low": diff.low, "high": diff.high,
+                                               "p_value": diff.p_value, "text": str(diff)}}
+        result["levels"][level] = row
+        print(f"{level}: policy {100 * rate.rate:.1f}%; " + "; ".join(
+            f"vs {name} ({100 * row[name]['rate']:.1f}%) {row[name]['policy_minus_this']['text']}" for name in won),
+              flush=True)
+    result.update(_machine())
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "report_deals.json").write_text(json.dumps(result, indent=1))
+    return result
+
+
 def _machine() -> dict:
     import os
 
@@ -425,7 +475,7 @@ def _machine() -> dict:
 
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("what", choices=("engine", "trainer"))
+    parser.add_argument("what", choices=("engine", "trainer", "payoff"))
     parser.add_argument("--game", choices=("rope_team", "summit_rush"), default="rope_team",
                         help="engine: the game to measure")
     parser.add_argument("--out", default="evaluation/results/batched", help="folder for the results")
@@ -434,8 +484,16 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--batched-steps", type=int, default=327_680, help="trainer: batched env steps (10 rollouts)")
     parser.add_argument("--threads", type=int, default=1, help="trainer: torch threads for both")
     parser.add_argument("--rounds", type=int, default=3, help="trainer: runs of each, alternating")
+    parser.add_argument("--policy", help="payoff: the policy file to play")
+    parser.add_argument("--games", type=int, default=10_000, help="payoff: games per level (the full report's)")
+    parser.add_argument("--workers", type=int, default=1, help="payoff: processes")
+    parser.add_argument("--cache", help="payoff: folder for finished chunks of games (the evaluation cache)")
     args = parser.parse_args(argv)
     out = Path(args.out)
+    if args.what == "payoff":
+        if not args.policy:
+            parser.error("payoff needs --policy")
+        return payoff(Path(args.policy), args.games, out, args.workers, args.cache)
     if args.what == "engine":
         return engine(out, args.seconds, f"{args.game}_v0")
     return trainer(out, args.sb3_steps, args.batched_steps, args.threads, args.rounds)

@@ -73,7 +73,7 @@ class BatchedConfig:
     learning_rate: float = option(3e-4, "Adam step size", low=0)
     num_envs: int = option(1024, "games stepped together, split evenly over the levels", low=1)
     num_steps: int = option(32, "decisions per game slot per rollout", low=1)
-    minibatch_size: int = option(4096, "decisions per gradient step", low=2)
+    minibatch_size: int = option(2048, "decisions per gradient step (the SB3 path's batch_size)", low=2)
     update_epochs: int = option(4, "passes over each rollout", low=1)
     gamma: float = option(1.0, "discount: games are short and only the outcome counts", low=0)
     gae_lambda: float = option(0.95, "GAE lambda", low=0)
