@@ -158,3 +158,20 @@ def test_bad_batched_options():
         ppo_batched.parse_args(["rope_team", "--num-envs", "2"])  # fewer games than levels
     with pytest.raises(SystemExit):
         ppo_batched.parse_args(["rope_team", "--steps", "0"])
+
+
+def test_payoff_compares_a_policy_on_the_same_deals(tmp_path):
+    """The shipped observation-only policy measured as the "new" policy: on the same deals it ties itself exactly,
+    and its rate against the simple strategy is the paired difference of the two rates."""
+    from cardzoo.agents.learned import shipped_policy
+    from cardzoo.evaluation.batched_bench import payoff
+
+    result = payoff(shipped_policy("rope_team_plain"), 40, tmp_path, workers=1)
+    assert json.loads((tmp_path / "report_deals.json").read_text())["levels"] == result["levels"]
+    for level, row in result["levels"].items():
+        itself = row["learned_plain"]
+        assert itself["rate"] == row["policy"]["rate"], level
+        assert itself["policy_minus_this"]["difference"] == 0 and itself["policy_minus_this"]["p_value"] == 1.0
+        simple = row["simple"]
+        assert simple["policy_minus_this"]["difference"] == pytest.approx(row["policy"]["rate"] - simple["rate"])
+    assert result["levels"]["easy"]["simple"]["rate"] > result["levels"]["expert"]["simple"]["rate"]
