@@ -29,12 +29,11 @@ from the batched engines (``cardzoo.envs.batched``) and sends back an array of a
   first layer as a sum of weight rows over the ~38 of 464 observation entries that are 1 (``embedding_bag``: finding
   the entries costs ~1.4 us a decision, as much as it saves; its backward is much slower than the dense one).
 * Profile (``python -m cardzoo.evaluation.batched_bench trainer``, ``evaluation/results/batched/trainer.json``: Rope
-  Team, the defaults, one torch thread, load ~5), CPU microseconds per decision: update forward 18.1, backward 19.2,
-  minibatch gather 2.3, Adam 2.4; rollout forward 3.7, sampling 1.0, engine step 2.7, observation and mask to
-  tensors 0.4, advantages 0.1; 50 in all. The network's matrix products alone, timed apart, take 27 of them (the
-  rollout's forward 2.9, then 6.0 per epoch: ~120 GFLOP/s on one core), and the rest of the update (tanh, the masked
-  distribution, autograd, Adam) ~16: the update is the bound, whatever the engine. Each run's ``run.json`` holds its
-  own profile.
+  Team, the defaults, one torch thread, load ~1), CPU microseconds per decision: update forward 16.2, backward 17.4,
+  minibatch gather 2.0, Adam 2.1; rollout forward 3.3, sampling 0.8, engine step 2.3, observation and mask to
+  tensors 0.4, advantages 0.1; 45 in all. The network's matrix products alone, timed apart, take 27-33 of them (two
+  runs: the rollout's forward ~3, then 6-7.5 per epoch, ~100-120 GFLOP/s on one core): the update is the bound,
+  whatever the engine. Each run's ``run.json`` holds its own profile.
 * Output (``--out``): ``policy.npz`` (best by evaluation), ``final.npz``, ``checkpoints/``, ``curve.csv``,
   ``curve.png``, ``run.json`` (options, command, steps, wall time, env steps per second, profile) -- the SB3 path's
   files, and the same numpy policy format (``cardzoo.training.export``), which ``LearnedAgent`` plays without torch.
