@@ -56,6 +56,7 @@ class Section:
     markdown: str = ""
     charts: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    summary: list[str] = field(default_factory=list)  # lines for the report's opening summary (the targets)
 
 
 SECTIONS: dict[str, Callable[[Settings], Section]] = {}
@@ -129,6 +130,9 @@ def write(settings: Settings, sections: list[Section], command: str | None = Non
         f"({time.strftime('%Y-%m-%d')}, Python {platform.python_version()}).",
         "",
     ]
+    from .search_report import summary_lines
+
+    lines += summary_lines(sections)
     for s in sections:
         lines += [s.markdown.rstrip(), ""]
         lines += [f"![{s.game}]({chart})" for chart in s.charts if (out / chart).exists()] + [""]
