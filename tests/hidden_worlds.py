@@ -1,16 +1,17 @@
 """Worlds one player cannot tell apart, for the no-peeking tests of every game and agent (``test_no_peeking.py``
 and the agents' own tests).
 
-Whole games, re-dealt (:func:`twin_games`). A game A is played through the env with the agent under test in one
-seat. At a decision of that seat, every card the seat has not seen so far -- its partner's or opponent's hand, the
-face-down ridge or peaks, the unturned stocks, the Nest, the cards set aside -- is relabelled by a random
-permutation ``sigma`` of those cards, in the starting deal and in every later deal (the env's later deals are drawn
-from the same generator, relabelled by ``sigma``). Game B is A's deal so relabelled, on the same seed, with every
-other seat's moves replayed from A. B is consistent with everything the seat has observed: a ``sigma`` under which
-a replayed move of another seat is illegal (a card of a suit the partner showed void in, say) is drawn again, and
-after a few misses a ``sigma`` that keeps every card in its suit, which keeps every move legal. Then, move by move
-up to that decision, the seat's observation in B must equal its observation in A, and a fresh agent with the same
-seed, fed B's observations inside B's live env, must choose what the agent chose in A.
+Whole games, re-dealt (:func:`check_no_peeking`, :func:`twin`). A game A is played through the env with the
+agent under test in one seat. At a decision of that seat, every card the seat has not seen so far -- its partner's
+or opponent's hand, the face-down ridge or peaks, the unturned stocks, the Nest, the cards set aside -- is
+relabelled by a random permutation ``sigma`` of those cards, in the starting deal, in every later deal (the env's
+later deals are drawn from the same generator, relabelled by ``sigma``) and in the other seats' moves that name
+them (a discard the seat never saw). Game B is A's deal so relabelled, on the same seed, with every other seat's
+moves replayed from A. B is consistent with everything the seat has observed: a ``sigma`` under which a replayed
+move is illegal (a card of a suit the partner showed void in, say) is drawn again, and after a few misses a
+``sigma`` that keeps every card in its suit, which keeps every move legal. Then, move by move up to that decision,
+the seat's observation in B must equal its observation in A, and a fresh agent with the same seed, fed B's
+observations inside B's live env, must choose what the agent chose in A.
 
 The state-level resamplers (the same table with the hidden cards dealt anew at one moment, for tests of
 observers, rollouts and sampled worlds) are here too: :func:`rope_team_hidden_variant`, :func:`rook_resample`,

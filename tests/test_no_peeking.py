@@ -2,10 +2,11 @@
 
 (a) A seat's observations are the same, move by move, in two games that differ only in cards it has not seen --
 its partner's or opponent's hand, the face-down ridge or peaks, the stocks, the Nest, the cards set aside -- dealt
-consistently with everything it has observed, at several points of a game (``hidden_worlds.twin_games``). (b) The
-agent under test, with the same seed and fed the same observations, decides the same in both -- inside each game's
-live env, so an agent that reads the env, its state or its generator by any path decides differently. (c) An agent
-built by the registry and played through a game holds no reference to the env, its game state or an oracle.
+consistently with everything it has observed, at several points of a game (``hidden_worlds.check_no_peeking``).
+(b) The agent under test, with the same seed and fed the same observations, decides the same in both -- inside each
+game's live env, so an agent that reads the env, its state or its generator by any path decides differently.
+(c) An agent built by the registry and played through a game holds no reference to the env, its game state or an
+oracle.
 
 The search agents play with small budgets (their algorithm is the same); the learned agents play the variants
 their policies fit. Two leaking agents show that each check fails when an agent peeks.

@@ -308,6 +308,30 @@ def test_study_writes_rates_times_and_loss_causes(tmp_path):
     assert out.with_suffix(".csv").read_text().count("\n") == 5
 
 
+def test_study_adds_the_cross_play_with_a_trained_partner_to_the_committed_file(tmp_path):
+    """``--add --partner``: the partner's teams join the file, paired with its simple results on the same deals;
+    the teams already there and the earlier commands stay; an unknown partner fails before any game."""
+    out = tmp_path / "search.json"
+    study.main(["--games", "3", "--levels", "hard", "--out", str(out)])
+    before = json.loads(out.read_text())["levels"]["hard"]["teams"]
+    study.main(["--add", "--partner", "learned", "--partner-games", "2", "--levels", "hard", "--out", str(out)])
+    data = json.loads(out.read_text())
+    teams = data["levels"]["hard"]["teams"]
+    assert set(teams) == set(before) | {"search+learned", "learned+search", "learned+learned"}
+    assert all(teams[k] == v for k, v in before.items())
+    assert [c.split()[3] for c in data["commands"]] == ["--games", "--add"]
+    simple = [c == "W" for c in teams["simple+simple"]["results"][:2]]
+    for label in ("search+learned", "learned+search", "learned+learned"):
+        cell = teams[label]
+        won = [c == "W" for c in cell["results"]]
+        assert cell["games"] == len(won) == 2 and cell["partner"] == "learned" and cell["partner_digest"]
+        assert cell["vs_simple"]["difference"] == (sum(won) - sum(simple)) / 2
+    assert teams["search+learned"]["mean_ms_per_search_decision"] > 0
+    assert "mean_ms_per_search_decision" not in teams["learned+learned"]
+    with pytest.raises(OptionError, match="no agent 'genius'"):
+        study.main(["--add", "--partner", "genius", "--partner-games", "2", "--out", str(out)])
+
+
 
 def test_losses_on_unwinnable_deals_are_told_apart():
     """A loss on a deal no line of play wins (the oracle's list) is 'unwinnable'; a loss the same agents win when

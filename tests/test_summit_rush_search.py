@@ -204,3 +204,26 @@ def test_study_writes_paired_results_and_loss_sources(tmp_path):
     assert sum(sum(v.values()) for v in sources.values()) == sum(cells["search+search"]["losses"].values())
     assert "--games 3" in result["command"]
     assert out.with_suffix(".csv").read_text().count("\n") == 1 + 4
+
+
+def test_study_adds_the_cross_play_with_a_trained_partner_to_the_committed_file(tmp_path):
+    from cardzoo.evaluation import summit_rush_search_study
+
+    out = tmp_path / "search.json"
+    summit_rush_search_study.main(["--games", "3", "--cross", "1", "--worlds", "1", "--levels", "hard",
+                                   "--out", str(out)])
+    before = json.loads(out.read_text())["levels"]["hard"]
+    summit_rush_search_study.main(["--add", "--partner", "learned", "--partner-games", "2", "--levels", "hard",
+                                   "--out", str(out)])
+    result = json.loads(out.read_text())
+    cells = result["levels"]["hard"]
+    assert set(cells) == set(before) | {"search+learned", "learned+search", "learned+learned"}
+    assert all(cells[k] == v for k, v in before.items())
+    assert len(result["commands"]) == 2 and "--add" in result["commands"][1] and "command" not in result
+    simple = [c == "W" for c in cells["simple+simple"]["results"][:2]]
+    for label in ("search+learned", "learned+search", "learned+learned"):
+        won = [c == "W" for c in cells[label]["results"]]
+        assert len(won) == 2 and cells[label]["partner_digest"]
+        assert cells[label]["vs_simple"]["difference"] == (sum(won) - sum(simple)) / 2
+    assert cells["search+learned"]["ms_per_decision"] > 0 and "ms_per_decision" not in cells["learned+learned"]
+    assert out.with_suffix(".csv").read_text().count("\n") == 1 + 4 + 3
