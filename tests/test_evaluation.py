@@ -179,6 +179,7 @@ def test_only_redoes_its_sections_and_keeps_the_others_of_a_report_of_the_same_s
     summary = (out / "summary.md").read_text()
     assert rook_text.strip() in summary and summary.index("## Rope Team") < summary.index("## Rook for Two")
     assert "![rook](rook.png)" in summary
+    assert "- Rook for Two, single rounds vs the heuristic: search" in summary  # its line of the targets, kept too
     # Another size never mixes with it: the other sections are dropped, and the run says so.
     main(["evaluate", "--games", "4", "--only", "rope_team", "--out", str(out), "--workers", "1"])
     assert "not keeping the other sections" in capsys.readouterr().out
