@@ -56,6 +56,7 @@ class Section:
     markdown: str = ""
     charts: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    summary: list[str] = field(default_factory=list)  # lines for the report's opening summary (the targets)
 
 
 SECTIONS: dict[str, Callable[[Settings], Section]] = {}
@@ -118,7 +119,8 @@ def write(settings: Settings, sections: list[Section], command: str | None = Non
     meta = {"games_per_matchup": settings.games, "command": command, "python": platform.python_version(),
             "date": time.strftime("%Y-%m-%d"), "seconds": {s.game: round(s.seconds, 1) for s in sections}}
     # Each section's text and charts too, so that a later ``--only`` run can keep the sections it does not redo.
-    kept = {s.game: {"markdown": s.markdown, "charts": s.charts, "seconds": round(s.seconds, 1)} for s in sections}
+    kept = {s.game: {"markdown": s.markdown, "charts": s.charts, "seconds": round(s.seconds, 1), "summary": s.summary}
+            for s in sections}
     (out / "results.json").write_text(json.dumps({"meta": meta, "sections": kept,
                                                   "rows": [asdict(r) for r in rows]}, indent=1))
     lines = [
@@ -129,6 +131,9 @@ def write(settings: Settings, sections: list[Section], command: str | None = Non
         f"({time.strftime('%Y-%m-%d')}, Python {platform.python_version()}).",
         "",
     ]
+    from .search_report import summary_lines
+
+    lines += summary_lines(sections)
     for s in sections:
         lines += [s.markdown.rstrip(), ""]
         lines += [f"![{s.game}]({chart})" for chart in s.charts if (out / chart).exists()] + [""]
@@ -158,7 +163,7 @@ def previous_sections(settings: Settings, exclude: set[str]) -> dict[str, Sectio
         if game in exclude or game not in SECTIONS:
             continue
         kept[game] = Section(game, [Row(**r) for r in rows if r["game"] == game], text["markdown"],
-                             list(text["charts"]), text["seconds"])
+                             list(text["charts"]), text["seconds"], list(text.get("summary", [])))
     return kept
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+from . import search_report
 from .charts import Bar, bar_chart
 from .report import Row, Section, Settings, play, section
 from .stats import wilson
@@ -236,6 +237,7 @@ def rook(settings: Settings) -> Section:
         "random play as bid winner against the heuristic.",
     ]
     lines += _learned_lines(settings, out)
+    lines += search_report.rook(out)
     out.markdown = "\n".join(lines)
 
     groups = {

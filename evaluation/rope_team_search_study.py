@@ -19,8 +19,18 @@ Each is split by how the game ended (a fall, or out of deals).
     nice python -m cardzoo.evaluation.rope_team_search_study --games 200 --cross 100 \\
         --levels hard expert normal easy --out evaluation/results/rope_team_search.json
 
-(The committed results came from two runs, their commands in the file: hard and expert at 200 games, then normal
-and easy at 150 -- the machine was shared and the whole would not fit the time.)
+Cross-play with a trained partner (``--partner``, default ``learned``): search + partner and partner + search
+(seat 0 first), and partner + partner on the same deals for reference, ``--partner-games`` deals per level, each
+paired with the simple strategy's results on those deals. ``--add`` plays only these teams and merges them into
+the existing ``--out`` file (its search and simple teams, and their deals, are kept), so a new ``learned`` policy
+is measured again without replaying the rest; the partner's policy digest is recorded with its rows:
+
+    nice python -m cardzoo.evaluation.rope_team_search_study --add --partner learned --partner-games 100 \\
+        --levels easy normal hard expert --out evaluation/results/rope_team_search.json
+
+(The committed results came from several runs, their commands in the file: hard and expert at 200 games, then
+normal and easy at 150 -- the machine was shared and the whole would not fit the time -- then the cross-play
+with the learned partner.)
 """
 
 from __future__ import annotations
@@ -28,6 +38,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import os
 import platform
 import shlex
 import sys
@@ -37,10 +48,11 @@ from pathlib import Path
 
 import numpy as np
 
-from cardzoo.agents.registry import make_agent
+from cardzoo.agents.registry import fingerprint, make_agent
 from cardzoo.agents.rope_team_search import RopeTeamSearch
+from cardzoo.envs.common.cards import mask_to_bits
 from cardzoo.envs.rope_team import rules
-from cardzoo.envs.rope_team.observer import observe_bits
+from cardzoo.envs.rope_team.observer import LAYOUT, observe_bits
 
 from .ceilings_rope_team import deal
 from .report import load_result
@@ -76,7 +88,10 @@ def play(level: str, seed: int, agents: list, clock: dict | None = None) -> dict
             agent.partner_hand = s.hands[1 - seat]
         legal = rules.legal_mask(s)
         start = time.process_time()
-        card = agent.act_bits(observe_bits(s, seat), legal)
+        if hasattr(agent, "act_bits"):
+            card = agent.act_bits(observe_bits(s, seat), legal)
+        else:  # a learned partner reads the env's arrays
+            card = agent.act(LAYOUT.to_array(observe_bits(s, seat)), mask_to_bits(legal))
         if clock is not None and isinstance(agent, RopeTeamSearch):
             clock["seconds"].append(time.process_time() - start)
             clock["searched"].append(len(agent.last["candidates"]) > 1)
@@ -132,6 +147,43 @@ def study_level(level: str, games: int, cross: int = 0, progress: bool = True) -
     return out
 
 
+def partner_teams(level: str, partner: str, games: int, simple: str | None, progress: bool = True) -> dict:
+    """search + ``partner``, ``partner`` + search and ``partner`` + ``partner`` on deals ``0..games-1``, each paired
+    with the simple strategy on the same deals (``simple``: its committed results, a string of W and L; played
+    here when missing or shorter); the search seats' CPU time per decision with each partner."""
+    if simple is None or len(simple) < games:
+        recs = [play(level, seed, team(("simple",))) for seed in range(games)]
+        simple = "".join("W" if r["outcome"] == "win" else "L" for r in recs)
+    base = [c == "W" for c in simple[:games]]
+    out = {}
+    for names in (("search", partner), (partner, "search"), (partner,)):
+        label = "+".join(names * (3 - len(names)))
+        clock = {"seconds": [], "searched": [], "departed": []}
+        agents = team(names)
+        start = time.time()
+        recs = []
+        for seed in range(games):
+            recs.append(play(level, seed, agents, clock))
+            if progress:
+                print(f"\r  {level} {label}: {seed + 1}/{games} games, {time.time() - start:.0f} s", end="",
+                      file=sys.stderr, flush=True)
+        if progress:
+            print(file=sys.stderr)
+        won = [r["outcome"] == "win" for r in recs]
+        rate = wilson(sum(won), games)
+        cmp = paired(won, base)
+        entry = {"wins": sum(won), "games": games, "rate": rate.rate, "low": rate.low, "high": rate.high,
+                 "results": "".join("W" if w else "L" for w in won),
+                 "losses": dict(Counter(r["outcome"] for r in recs if r["outcome"] != "win")),
+                 "partner": partner, "partner_digest": fingerprint(partner, "rope_team_v0"),
+                 "vs_simple": {"difference": cmp.difference, "low": cmp.low, "high": cmp.high,
+                               "only_this": cmp.only_a, "only_simple": cmp.only_b, "p_value": cmp.p_value}}
+        if clock["seconds"]:
+            entry["mean_ms_per_search_decision"] = 1e3 * float(np.mean(clock["seconds"]))
+        out[label] = entry
+    return out
+
+
 def loss_causes(level: str, records: list[dict], progress: bool) -> dict:
     ceiling = load_result(f"rope_team_ceiling_{level}") or {}
     unwinnable = set(ceiling.get("lost_seeds", []))
@@ -167,7 +219,9 @@ def write_csv(data: dict, path: Path) -> None:
                 writer.writerow([level, label, t["games"], round(t["rate"], 4), round(t["low"], 4), round(t["high"], 4),
                                  *(round(vs[k], 4) if k in vs else "" for k in ("difference", "low", "high")),
                                  f"{vs['p_value']:.2g}" if vs else "",
-                                 round(result["time"]["mean_ms"], 2) if label == "search+search" else ""])
+                                 round(result["time"]["mean_ms"], 2) if label == "search+search"
+                                 else round(t["mean_ms_per_search_decision"], 2)
+                                 if "mean_ms_per_search_decision" in t else ""])
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -176,14 +230,42 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--cross", type=int, default=0, help="games per level for search+simple, simple+search")
     parser.add_argument("--levels", nargs="+", default=list(LEVELS), choices=LEVELS, help="in this order")
     parser.add_argument("--cross-levels", nargs="*", default=["normal", "hard"], choices=LEVELS)
+    parser.add_argument("--partner", default="learned", help="the trained partner of the cross-play with search")
+    parser.add_argument("--partner-games", type=int, default=0, help="games per level with --partner (both orders)")
+    parser.add_argument("--add", action="store_true",
+                        help="play only the --partner teams and merge them into the existing --out file")
     parser.add_argument("--out", type=Path, default=Path("evaluation/results/rope_team_search.json"))
     args = parser.parse_args(argv)
-    data = {"command": "python -m cardzoo.evaluation.rope_team_search_study " + shlex.join(argv or sys.argv[1:]),
-            "options": RopeTeamSearch().options.__dict__, "python": platform.python_version(),
+    command = "python -m cardzoo.evaluation.rope_team_search_study " + shlex.join(
+        sys.argv[1:] if argv is None else argv)
+    if args.partner not in ("simple", "search"):
+        make_agent(args.partner, "rope_team_v0")  # an unknown name fails here, before any game
+    if args.add:
+        if args.partner_games <= 0:
+            parser.error("--add needs --partner-games")
+        if not args.out.is_file():
+            parser.error(f"--add merges into {args.out}, which does not exist")
+        data = json.loads(args.out.read_text())
+        earlier = [data.pop("command")] if "command" in data else data.get("commands", [])
+        data["commands"] = [*earlier, command]  # every run that made the file, in order
+        for level in args.levels:
+            entry = data["levels"].setdefault(level, {"level": level, "teams": {}})
+            simple = entry["teams"].get("simple+simple", {}).get("results")
+            start = time.process_time()
+            entry["teams"].update(partner_teams(level, args.partner, args.partner_games, simple))
+            entry["partner_cpu_seconds"] = time.process_time() - start
+            entry["partner_load_average"] = os.getloadavg()  # 1, 5, 15 minutes, when the level was done
+            args.out.write_text(json.dumps(data, indent=1) + "\n")
+        write_csv(data, args.out.with_suffix(".csv"))
+        return
+    data = {"command": command, "options": RopeTeamSearch().options.__dict__, "python": platform.python_version(),
             "numpy": np.__version__, "date": time.strftime("%Y-%m-%d"), "levels": {}}
     for level in args.levels:
         start = time.process_time()
         data["levels"][level] = study_level(level, args.games, args.cross if level in args.cross_levels else 0)
+        if args.partner_games:
+            simple = data["levels"][level]["teams"]["simple+simple"]["results"]
+            data["levels"][level]["teams"].update(partner_teams(level, args.partner, args.partner_games, simple))
         data["levels"][level]["cpu_seconds"] = time.process_time() - start
         args.out.write_text(json.dumps(data, indent=1) + "\n")  # after each level: a partial run keeps its levels
     write_csv(data, args.out.with_suffix(".csv"))

@@ -3,7 +3,8 @@
 Per level: the document's figure, the simple strategy, random play, and the perfect-information ceiling (the
 share of deals an oracle that sees everything can win, from ``evaluation/results/rope_team_ceiling_<level>.json``,
 made by ``python -m cardzoo.evaluation.ceilings_rope_team``). Then the document's other observations (losses are
-falls, deals rarely run out, most wins in deal 2), the two-deal variant and a paired comparison.
+falls, deals rarely run out, most wins in deal 2), the two-deal variant and a paired comparison; the learned
+policies and their cross-play; the search agent from its committed study (:mod:`.search_report`).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from collections import Counter
 
 from cardzoo.seeds import figures
 
+from . import search_report
 from .charts import Bar, bar_chart
 from .report import Row, Section, Settings, load_result, play, section, wins
 from .stats import difference, paired, wilson
@@ -114,6 +116,10 @@ def rope_team(settings: Settings) -> Section:
     learned_vs_simple = {(agent, level): paired(wins(records[level, agent]), wins(records[level, "simple"]))
                          for agent in LEARNED for level in LEVELS if (level, agent) in records}
 
+    # The search agent, from its committed study (fewer deals).
+    by = {(r.setting, r.source): r for r in out.rows}
+    search_lines = search_report.rope_team(out, {level: by.get((level, "ceiling")) for level in LEVELS})
+
     # Markdown.
     by = {(r.setting, r.source): r for r in out.rows}
 
@@ -136,14 +142,17 @@ def rope_team(settings: Settings) -> Section:
         "perfect-information oracle (the limit any team could reach). *Simple − document* counts the sampling noise "
         "of both figures.",
         "",
-        "| level | document | simple strategy | simple − document | random legal | ceiling (oracle) |",
-        "|---|---:|---:|---:|---:|---:|",
+        "| level | document | simple strategy | simple − document | random legal | ceiling (oracle) | "
+        "search (its first deals; below) |",
+        "|---|---:|---:|---:|---:|---:|---:|",
     ]
     for level in LEVELS:
         s, d = by[level, "simple"], by[level, "document"]
         gap = difference(round(s.rate * s.games), s.games, d.rate, d.games)
+        search = by.get((level, "search"))
         lines.append(f"| {level} | {cell(level, 'document')} | {cell(level, 'simple')} | {gap} | "
-                     f"{cell(level, 'random')} | {cell(level, 'ceiling')} |")
+                     f"{cell(level, 'random')} | {cell(level, 'ceiling')} | "
+                     f"{f'{100 * search.rate:.1f}% of {search.games}' if search else '–'} |")
     lines += [
         "",
         "The document's other observations, checked on the simple strategy:",
@@ -199,9 +208,11 @@ def rope_team(settings: Settings) -> Section:
         ]
         for (pair, level), (rate, cmp) in cross.items():
             lines.append(f"| {' + '.join(pair)} | {level} | {rate} | {cmp} |")
+    lines += search_lines
     out.markdown = "\n".join(lines)
 
-    sources = ["document", "simple", "random", "ceiling", *[a for a in LEARNED if (LEVELS[0], a) in by]]
+    by = {(r.setting, r.source): r for r in out.rows}
+    sources = ["document", "simple", "random", "ceiling", *[a for a in LEARNED if (LEVELS[0], a) in by], "search"]
     groups = {level: [Bar(src, by[level, src].rate, by[level, src].low, by[level, src].high,
                           reported=src == "document")
                       for src in sources if (level, src) in by] for level in LEVELS}

@@ -18,6 +18,15 @@ lost to the limits of one-tick rollouts of the blueprint.
 
     nice python -m cardzoo.evaluation.summit_rush_search_study --games 200 --cross 100 --levels normal hard \\
         --out evaluation/results/summit_rush_search.json
+
+Cross-play with a trained partner (``--partner``, default ``learned``): search + partner and partner + search, and
+partner + partner for reference, on deals ``0..partner-games-1``, each paired with the simple strategy on the same
+deals. ``--add`` plays only these teams and merges them into the existing ``--out`` file (the search and simple
+teams stay as they were), so a new ``learned`` policy is measured again without replaying the rest; the partner's
+policy digest is recorded with its cells:
+
+    nice python -m cardzoo.evaluation.summit_rush_search_study --add --partner learned --partner-games 100 \\
+        --levels normal hard --out evaluation/results/summit_rush_search.json
 """
 
 from __future__ import annotations
@@ -25,6 +34,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import os
 import platform
 import shlex
 import statistics
@@ -35,7 +45,7 @@ from pathlib import Path
 
 import numpy as np
 
-from cardzoo.agents.registry import make_agent
+from cardzoo.agents.registry import fingerprint, make_agent
 from cardzoo.agents.summit_rush_search import Blueprint, Public, SummitRushSearch, candidates, rollout, value
 from cardzoo.envs import summit_rush_v0
 
@@ -90,50 +100,72 @@ def study(levels: list[str], games: int, cross: int, worlds: int) -> dict:
     for level in levels:
         env = summit_rush_v0.parallel_env(level=level, talk=False, illegal_action="raise")
         cells = {}
+        cells = {}
         for team in TEAMS:
             n_games = games if team[0] == team[1] else cross
-            agents = [SummitRushSearch(worlds=worlds) if a == "search" else make_agent(a, "summit_rush_v0")
-                      for a in team]
-            clock: list[float] = []
-            records = []
-            with Progress(f"{level} {'+'.join(team)}", n_games) as progress:
-                for seed in range(n_games):
-                    records.append(play(env, seed, agents, clock))
-                    progress.update()
-            won = [r["outcome"] == "win" for r in records]
-            rate = wilson(sum(won), n_games)
-            lost = [r for r in records if r["outcome"] != "win"]
-            cell = {
-                "games": n_games, "wins": sum(won), "rate": rate.rate, "low": rate.low, "high": rate.high,
-                "losses": dict(Counter(r["outcome"] for r in lost)),
-                "peaks_left_on_losses": {cause: statistics.fmean(r["peaks_left"] for r in lost
-                                                                 if r["outcome"] == cause)
-                                         for cause in {r["outcome"] for r in lost}},
-                "collisions": sum(r["conflicts"] + r["bounced"] for r in records),
-                "score_on_wins": statistics.fmean(r["score"] for r in records if r["outcome"] == "win")
-                if any(won) else None,
-                "results": "".join("W" if w else "L" for w in won),
-            }
-            if clock:
-                cell["ms_per_decision"] = 1000 * statistics.fmean(clock)
-                cell["ms_per_decision_max"] = 1000 * max(clock)
-            if team == ("search", "search"):
-                told = [_Told(env), _Told(env)]
-                told_won = Counter(r["outcome"] for seed, r in enumerate(records) if r["outcome"] != "win"
-                                   and play(env, seed, told, [])["outcome"] == "win")
-                cell["loss_sources"] = {
-                    "hidden_cards": dict(told_won),
-                    "rollout_limits": dict(Counter(r["outcome"] for r in lost) - told_won),
-                }
-            cells["+".join(team)] = cell
-        base = [c == "W" for c in cells["simple+simple"]["results"]]
-        for name, cell in cells.items():
-            if name != "simple+simple":
-                cmp = paired([c == "W" for c in cell["results"]], base[:cell["games"]])
-                cell["vs_simple"] = {"only_this": cmp.only_a, "only_simple": cmp.only_b, "difference": cmp.difference,
-                                     "low": cmp.low, "high": cmp.high, "mcnemar_p": cmp.p_value}
+            cells["+".join(team)] = play_team(env, level, team, n_games, worlds, told=team == ("search", "search"))
+        _pair_with_simple(cells, cells["simple+simple"]["results"])
         out["levels"][level] = cells
     return out
+
+
+def play_team(env, level: str, team: tuple[str, str], n_games: int, worlds: int, told: bool = False) -> dict:
+    """The cell of one team (seat 0 first) on deals ``0..n_games-1``; ``told``: the loss sources too."""
+    agents = [SummitRushSearch(worlds=worlds) if a == "search" else make_agent(a, "summit_rush_v0") for a in team]
+    clock: list[float] = []
+    records = []
+    with Progress(f"{level} {'+'.join(team)}", n_games) as progress:
+        for seed in range(n_games):
+            records.append(play(env, seed, agents, clock))
+            progress.update()
+    won = [r["outcome"] == "win" for r in records]
+    rate = wilson(sum(won), n_games)
+    lost = [r for r in records if r["outcome"] != "win"]
+    cell = {
+        "games": n_games, "wins": sum(won), "rate": rate.rate, "low": rate.low, "high": rate.high,
+        "losses": dict(Counter(r["outcome"] for r in lost)),
+        "peaks_left_on_losses": {cause: statistics.fmean(r["peaks_left"] for r in lost if r["outcome"] == cause)
+                                 for cause in {r["outcome"] for r in lost}},
+        "collisions": sum(r["conflicts"] + r["bounced"] for r in records),
+        "score_on_wins": statistics.fmean(r["score"] for r in records if r["outcome"] == "win") if any(won) else None,
+        "results": "".join("W" if w else "L" for w in won),
+    }
+    if clock:
+        cell["ms_per_decision"] = 1000 * statistics.fmean(clock)
+        cell["ms_per_decision_max"] = 1000 * max(clock)
+    if told:
+        told_team = [_Told(env), _Told(env)]
+        told_won = Counter(r["outcome"] for seed, r in enumerate(records) if r["outcome"] != "win"
+                           and play(env, seed, told_team, [])["outcome"] == "win")
+        cell["loss_sources"] = {
+            "hidden_cards": dict(told_won),
+            "rollout_limits": dict(Counter(r["outcome"] for r in lost) - told_won),
+        }
+    return cell
+
+
+def _pair_with_simple(cells: dict, simple: str) -> None:
+    """Each cell but simple + simple gets its paired difference with simple + simple on the same deals."""
+    base = [c == "W" for c in simple]
+    for name, cell in cells.items():
+        if name != "simple+simple":
+            cmp = paired([c == "W" for c in cell["results"]], base[:cell["games"]])
+            cell["vs_simple"] = {"only_this": cmp.only_a, "only_simple": cmp.only_b, "difference": cmp.difference,
+                                 "low": cmp.low, "high": cmp.high, "mcnemar_p": cmp.p_value}
+
+
+def partner_cells(level: str, partner: str, games: int, worlds: int, simple: str | None) -> dict:
+    """search + ``partner``, ``partner`` + search and ``partner`` + ``partner`` on deals ``0..games-1``, paired with
+    the simple strategy (``simple``: its results as W/L, played here when missing or shorter)."""
+    env = summit_rush_v0.parallel_env(level=level, talk=False, illegal_action="raise")
+    if simple is None or len(simple) < games:
+        simple = play_team(env, level, ("simple", "simple"), games, worlds)["results"]
+    cells = {"+".join(team): play_team(env, level, team, games, worlds)
+             for team in (("search", partner), (partner, "search"), (partner, partner))}
+    for cell in cells.values():
+        cell["partner"], cell["partner_digest"] = partner, fingerprint(partner, "summit_rush_v0")
+    _pair_with_simple(cells, simple)
+    return cells
 
 
 def write_csv(result: dict, path: Path) -> None:
@@ -157,15 +189,40 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--cross", type=int, default=100, help="deals per level for the cross-play teams")
     p.add_argument("--levels", nargs="+", default=["normal", "hard"], help="timed levels, silent")
     p.add_argument("--worlds", type=int, default=SummitRushSearch().worlds, help="the search's sampled worlds")
+    p.add_argument("--partner", default="learned", help="the trained partner of the cross-play with search")
+    p.add_argument("--partner-games", type=int, default=0, help="deals per level with --partner (both orders)")
+    p.add_argument("--add", action="store_true", help="play only the --partner teams, merged into the --out file")
     p.add_argument("--out", default="evaluation/results/summit_rush_search.json", help="JSON (a CSV beside it)")
     args = p.parse_args(argv)
-    start = time.process_time()
-    result = study(args.levels, args.games, min(args.cross, args.games), args.worlds)
-    result["cpu_seconds"] = round(time.process_time() - start, 1)
-    result["machine"] = platform.processor() or platform.machine()
-    result["command"] = "python -m cardzoo.evaluation.summit_rush_search_study " + shlex.join(
+    command = "python -m cardzoo.evaluation.summit_rush_search_study " + shlex.join(
         sys.argv[1:] if argv is None else argv)
+    make_agent(args.partner, "summit_rush_v0")  # an unknown name fails here, before any game
     out = Path(args.out)
+    start = time.process_time()
+    if args.add:
+        if args.partner_games <= 0:
+            p.error("--add needs --partner-games")
+        if not out.is_file():
+            p.error(f"--add merges into {out}, which does not exist")
+        result = json.loads(out.read_text())
+        for level in args.levels:
+            cells = result["levels"].setdefault(level, {})
+            simple = cells.get("simple+simple", {}).get("results")
+            cells.update(partner_cells(level, args.partner, args.partner_games, result["worlds"], simple))
+            out.write_text(json.dumps(result, indent=1) + "\n")  # after each level: a partial run keeps its levels
+        earlier = [result.pop("command")] if "command" in result else result.get("commands", [])
+        result["commands"] = [*earlier, command]  # every run that made the file, in order
+        result["partner_cpu_seconds"] = round(time.process_time() - start, 1)
+        result["partner_load_average"] = os.getloadavg()  # 1, 5, 15 minutes, at the end of the run
+    else:
+        result = study(args.levels, args.games, min(args.cross, args.games), args.worlds)
+        for level in args.levels:
+            if args.partner_games:
+                result["levels"][level].update(partner_cells(level, args.partner, args.partner_games, args.worlds,
+                                                             result["levels"][level]["simple+simple"]["results"]))
+        result["cpu_seconds"] = round(time.process_time() - start, 1)
+        result["command"] = command
+    result["machine"] = platform.processor() or platform.machine()
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(result, indent=1) + "\n")
     write_csv(result, out.with_suffix(".csv"))

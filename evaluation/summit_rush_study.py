@@ -5,7 +5,8 @@ each; the same without round the corner; read from ``seeds/summit_rush_figures.j
 (``cardzoo.agents.summit_rush_simple``, both seats), random legal play, and the perfect-information ceiling (the
 share of deals some line of play wins, from ``evaluation/results/summit_rush_ceiling_<variant>.json``, made by
 ``python -m cardzoo.evaluation.ceilings_summit_rush``). Timed, for Normal (60 ticks) and Hard (40 ticks): the same
-three, with loss causes (time / stuck), cards cleared, score and ticks used. All of these are silent games; the
+three, with loss causes (time / stuck), cards cleared, score and ticks used; the search agent from its committed
+study (:mod:`.search_report`). All of these are silent games; the
 talking part (the document's game against silent summit, what the messages mean, race the record) is
 ``summit_rush_talk``.
 """
@@ -17,6 +18,7 @@ from collections import Counter
 
 from cardzoo.seeds import figures
 
+from . import search_report
 from .charts import Bar, bar_chart
 from .report import Row, Section, Settings, load_result, play, section, wins
 from .stats import Z95, paired, wilson
@@ -194,6 +196,9 @@ def summit_rush(settings: Settings) -> Section:
                          f"{_cell(by.get((level, 'ceiling'))) if agent == 'simple' else ''} | "
                          f"{causes['time']} / {causes['stuck']} of {losses} | {cleared:.1f} of 28 | {score:.1f} | "
                          f"{ticks:g} | {conflicts} |")
+        search = search_report.timed_row(level, f"{level} ({TICKS[level]} ticks)")
+        if search:
+            lines.append(search)
     causes, losses = timed_notes["hard", "simple"][:2]
     if losses:
         lines += ["", f"On Hard the simple strategy loses {causes['time']} of its {losses} lost games on time: each "
@@ -237,13 +242,14 @@ def summit_rush(settings: Settings) -> Section:
     missing = [lvl for lvl in TIMED if (lvl, "learned") not in records]
     if missing:
         lines += ["", f"No learned policy is shipped for: {', '.join(missing)}."]
+    lines += search_report.summit_rush(out, {lvl: by.get((lvl, "ceiling")) for lvl in TIMED})
     silent = {(lvl, agent): records[lvl, agent] for lvl in TIMED for agent in ("simple", "learned")
               if (lvl, agent) in records}
     lines += talk_lines(settings, out, silent)
     out.markdown = "\n".join(lines)
 
     by = {(r.setting, r.source): r for r in out.rows}
-    sources = ["document", "simple", "random", "ceiling", "learned", "simple_talk", "learned_talk"]
+    sources = ["document", "simple", "random", "ceiling", "learned", "search", "simple_talk", "learned_talk"]
     groups = {LABELS.get(v, v): [Bar(src, by[v, src].rate, by[v, src].low, by[v, src].high,
                                  reported=src == "document")
                   for src in sources if (v, src) in by] for v in variants}

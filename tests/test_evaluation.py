@@ -155,8 +155,9 @@ def test_evaluate_end_to_end(tmp_path, capsys):
     main(["evaluate", "--games", "40", "--only", "rope_team", "--out", str(out), "--workers", "1"])
     summary = (out / "summary.md").read_text()
     assert "## Rope Team" in summary and "| hard | 54% |" in summary
+    assert "## Search agents against the targets" in summary and "### Search agent" in summary
     rows = json.loads((out / "results.json").read_text())["rows"]
-    assert {r["source"] for r in rows} >= {"document", "simple", "random"}
+    assert {r["source"] for r in rows} >= {"document", "simple", "random", "search", "search + learned"}
     assert (out / "rope_team.png").is_file() and (out / "results.csv").read_text().startswith("game,")
     again = tmp_path / "again"
     main(["evaluate", "--games", "40", "--only", "rope_team", "--out", str(again), "--workers", "2"])
@@ -178,6 +179,7 @@ def test_only_redoes_its_sections_and_keeps_the_others_of_a_report_of_the_same_s
     summary = (out / "summary.md").read_text()
     assert rook_text.strip() in summary and summary.index("## Rope Team") < summary.index("## Rook for Two")
     assert "![rook](rook.png)" in summary
+    assert "- Rook for Two, single rounds vs the heuristic: search" in summary  # its line of the targets, kept too
     # Another size never mixes with it: the other sections are dropped, and the run says so.
     main(["evaluate", "--games", "4", "--only", "rope_team", "--out", str(out), "--workers", "1"])
     assert "not keeping the other sections" in capsys.readouterr().out
@@ -240,3 +242,55 @@ def test_wilson_interval_holds_the_rate_at_every_count_and_every_chart_draws_it(
             assert rate.low <= wins / games <= rate.high
     all_won = wilson(2000, 2000)
     assert bar_chart("t", {"g": [Bar("a", all_won.rate, all_won.low, all_won.high)]}, tmp_path / "c.png")
+
+
+def test_the_committed_search_results_reach_the_report_with_cross_play_times_and_loss_counts():
+    from cardzoo.evaluation import search_report
+    from cardzoo.evaluation.report import Section, load_result
+
+    rope, summit, rook = (load_result(f"{g}_search") for g in ("rope_team", "summit_rush", "rook"))
+    out = Section("all")
+    text = "\n".join(search_report.rope_team(out, {}) + search_report.summit_rush(out, {}) + search_report.rook(out))
+    rows = {(r.game, r.setting, r.source): r for r in out.rows}
+    for game, data in (("rope_team", rope), ("summit_rush", summit)):
+        for level in data["levels"]:
+            for source in ("search", "simple (search deals)", "search + learned", "learned + search"):
+                assert (game, level, source) in rows, (game, level, source)
+            cells = data["levels"][level].get("teams", data["levels"][level])
+            assert rows[game, level, "search + learned"].games == cells["search+learned"]["games"]
+    assert rows["rook", "single round", "search vs heuristic"].games == rook["rounds"]
+    assert f"| hard | {100 * rope['levels']['hard']['teams']['search+search']['rate']:.1f}% [" in text
+    assert f"{rope['levels']['hard']['time']['mean_ms']:.0f}; " in text  # the team's CPU ms per decision
+    # Every target not reached says so, with the file's loss counts.
+    summary = "\n".join(search_report.summary_lines([out]))
+    hard = rope["levels"]["hard"]
+    lost = hard["teams"]["search+search"]["games"] - hard["teams"]["search+search"]["wins"]
+    told = hard["loss_causes"]["counts"].get("read of the partner, fall", 0)
+    assert "Rope Team hard: search" in summary and f"Its {lost} losses" in summary
+    assert f"{told} of them are won" in summary
+    sr = summit["levels"]["hard"]["search+search"]
+    assert f"told the true deal, the search wins {sum(sr['loss_sources']['hidden_cards'].values())}" in summary
+    assert f"Its {rook['lost']} lost rounds" in summary
+    assert sum(line.startswith("- ") for line in summary.splitlines()) == 6  # every target, once
+
+
+def test_a_target_is_reached_or_not_by_the_rate_and_its_interval(tmp_path, monkeypatch):
+    from cardzoo.evaluation import report, search_report
+    from cardzoo.evaluation.report import Section
+
+    def team(wins, games):
+        r = stats.wilson(wins, games)
+        return {"wins": wins, "games": games, "rate": r.rate, "low": r.low, "high": r.high, "results": "W" * games}
+
+    for wins, verdict in ((200, "-- reached."), (193, "reached by the point estimate"), (186, "not reached"),
+                          (170, "not reached")):  # 186 of 200: 93 %, its interval reaching past 95 %
+        data = {"commands": ["x"], "levels": {"normal": {
+            "teams": {"search+search": team(wins, 200), "simple+simple": team(150, 200)},
+            "time": {"mean_ms": 12.0}, "loss_causes": {"counts": {"read of the partner, fall": 7, "other, fall": 3}}}}}
+        (tmp_path / "rope_team_search.json").write_text(json.dumps(data))
+        monkeypatch.setattr(report, "RESULTS", tmp_path)
+        out = Section("rope_team")
+        search_report.rope_team(out, {})
+        [line] = out.summary
+        assert verdict in line
+        assert ("7 of them are won" in line) == (verdict != "-- reached.")  # the causes where the target is missed

@@ -19,8 +19,8 @@ from cardzoo.play.server import MoveIn, create_app
 from cardzoo.play.table import Table, TickTable, TurnTable
 from cardzoo.play.views import outcome_text
 
+from .hidden_worlds import summit_rush_resample_hidden as summit_resample
 from .test_rook_properties import resample_hidden as rook_resample
-from .test_summit_rush_properties import resample_hidden as summit_resample
 
 
 @pytest.fixture

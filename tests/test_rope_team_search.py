@@ -1,9 +1,9 @@
 """The Rope Team search agent and its numpy rollouts: same games as the rules and the simple strategy, legal cards,
-no peeking, a belief that respects what was seen, a read of the partner that changes a decision, determinism."""
+a belief that respects what was seen, a read of the partner that changes a decision, determinism. (No peeking, for
+every agent: ``test_no_peeking.py``.)"""
 
 from __future__ import annotations
 
-import copy
 import json
 import subprocess
 import sys
@@ -26,6 +26,8 @@ from cardzoo.envs.rope_team.env import make_config
 from cardzoo.envs.rope_team.observer import LAYOUT, observe_bits
 from cardzoo.evaluation import rope_team_search_study as study
 from cardzoo.evaluation.runner import FAST_LOOPS
+
+from .hidden_worlds import rope_team_hidden_variant
 
 LEVELS = sorted(rules.LEVELS)
 
@@ -50,23 +52,6 @@ def _batch(states: list[rules.State]) -> Games:
     future = [[list(later_deals(t)[d][:2]) for d in sorted(later_deals(t))] for t in states]
     return Games.start(states[0], np.array([t.hands for t in states], np.uint64), np.array([t.ridge for t in states]),
                        np.array(future, np.uint64).reshape(len(states), -1, 2) if future[0] else None)
-
-
-def _hidden_variant(s: rules.State, rng: np.random.Generator, seat: int = 0) -> rules.State:
-    """The same table with the hand of ``seat``'s partner, the aside and the face-down ridge dealt afresh among
-    themselves: a state ``seat`` cannot tell from ``s``."""
-    t = s.copy()
-    other = 1 - seat
-    down = [i for i in range(rules.RIDGE) if not t.up[i]]
-    hidden = [c for c in range(52) if (t.hands[other] | t.aside) >> c & 1] + [t.ridge[i] for i in down]
-    perm = rng.permutation(hidden).tolist()
-    n1 = t.hands[other].bit_count()
-    t.hands[other] = sum(1 << c for c in perm[:n1])
-    for i, c in zip(down, perm[n1 : n1 + len(down)], strict=True):
-        t.ridge[i] = c
-    t.aside = sum(1 << c for c in perm[n1 + len(down) :])
-    t.rng = np.random.default_rng(int(rng.integers(2**31)))
-    return t
 
 
 @settings(max_examples=40, deadline=None)
@@ -96,7 +81,7 @@ def test_rollout_rows_are_independent_games(level, seed, plays):
     if s.outcome is not None:
         return
     rng = np.random.default_rng(seed)
-    states = [s] + [_hidden_variant(s, rng) for _ in range(7)]
+    states = [s] + [rope_team_hidden_variant(s, rng) for _ in range(7)]
     results = _batch(states).play_out()
     simple = RopeTeamSimple()
     for row, t in zip(results.tolist(), states, strict=True):
@@ -139,35 +124,6 @@ def _to_turn(level: str, seed: int, plays: int, agent, seat: int, noise: float =
         rules.play(s, card)
         played += 1
     return None
-
-
-def _same_decision_on_pairs(make, level, seed, plays, seat) -> bool | None:
-    """Whether an agent that lived through a game decides the same in its state and in a state it cannot tell
-    apart (its partner's hand, the aside and the face-down ridge dealt afresh); None without such a pair."""
-    agent = make()
-    s = _to_turn(level, seed, plays, agent, seat)
-    if s is None:
-        return None
-    t = _hidden_variant(s, np.random.default_rng(seed + 1), seat)
-    assert observe_bits(t, seat) == observe_bits(s, seat) and rules.legal_mask(t) == rules.legal_mask(s)
-    twin = copy.deepcopy(agent)  # the same memory and generator state
-    return _act(agent, s) == _act(twin, t)
-
-
-@settings(max_examples=15, deadline=None)
-@given(level=st.sampled_from(LEVELS), seed=st.integers(0, 2**31), plays=st.integers(0, 80), seat=st.integers(0, 1))
-def test_no_peeking_indistinguishable_states_same_decision(level, seed, plays, seat):
-    """Two states the player cannot tell apart (same observation, same history of observations) give the search
-    agent, with the same seed, the same card -- whatever the partner holds, the aside and the face-down ridge."""
-    assert _same_decision_on_pairs(lambda: RopeTeamSearch(**SMALL), level, seed, plays, seat) is not False
-
-
-def test_no_peeking_test_catches_a_peeking_agent():
-    """The pair test has teeth: the same agent told its partner's true hand (the study's diagnostic) decides
-    differently on some pair of states its observation cannot tell apart."""
-    same = [_same_decision_on_pairs(lambda: study._Told(**SMALL), "hard", seed, 6 + 4 * (seed % 5), seed % 2)
-            for seed in range(12)]
-    assert False in same
 
 
 def _game_cards(seed: int, plays: int) -> list[int]:
@@ -350,6 +306,30 @@ def test_study_writes_rates_times_and_loss_causes(tmp_path):
     lost = hard["teams"]["search+search"]["results"].count("L")
     assert sum(hard["loss_causes"]["counts"].values()) == lost
     assert out.with_suffix(".csv").read_text().count("\n") == 5
+
+
+def test_study_adds_the_cross_play_with_a_trained_partner_to_the_committed_file(tmp_path):
+    """``--add --partner``: the partner's teams join the file, paired with its simple results on the same deals;
+    the teams already there and the earlier commands stay; an unknown partner fails before any game."""
+    out = tmp_path / "search.json"
+    study.main(["--games", "3", "--levels", "hard", "--out", str(out)])
+    before = json.loads(out.read_text())["levels"]["hard"]["teams"]
+    study.main(["--add", "--partner", "learned", "--partner-games", "2", "--levels", "hard", "--out", str(out)])
+    data = json.loads(out.read_text())
+    teams = data["levels"]["hard"]["teams"]
+    assert set(teams) == set(before) | {"search+learned", "learned+search", "learned+learned"}
+    assert all(teams[k] == v for k, v in before.items())
+    assert [c.split()[3] for c in data["commands"]] == ["--games", "--add"]
+    simple = [c == "W" for c in teams["simple+simple"]["results"][:2]]
+    for label in ("search+learned", "learned+search", "learned+learned"):
+        cell = teams[label]
+        won = [c == "W" for c in cell["results"]]
+        assert cell["games"] == len(won) == 2 and cell["partner"] == "learned" and cell["partner_digest"]
+        assert cell["vs_simple"]["difference"] == (sum(won) - sum(simple)) / 2
+    assert teams["search+learned"]["mean_ms_per_search_decision"] > 0
+    assert "mean_ms_per_search_decision" not in teams["learned+learned"]
+    with pytest.raises(OptionError, match="no agent 'genius'"):
+        study.main(["--add", "--partner", "genius", "--partner-games", "2", "--out", str(out)])
 
 
 

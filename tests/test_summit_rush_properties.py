@@ -12,6 +12,8 @@ from cardzoo.envs.common.cards import CARD_NAMES
 from cardzoo.envs.summit_rush import rules
 from cardzoo.envs.summit_rush.rules import N_PEAKS
 
+from .hidden_worlds import summit_rush_resample_hidden
+
 OPTION_SETS = [
     {},
     {"talk": False},
@@ -96,27 +98,6 @@ def test_invariants_over_random_games(g):
     assert (info["peaks_left"] == 0) == (info["outcome"] == "win")
 
 
-def resample_hidden(s: rules.State, rng: np.random.Generator) -> rules.State:
-    """A copy of ``s`` whose face-down peak cards, unturned stock cards and aside cards are shuffled among
-    themselves: a deal the players cannot tell apart from ``s``."""
-    t = s.copy()
-    down = [p for p in range(N_PEAKS) if s.present >> p & 1 and not s.up >> p & 1]
-    hidden = [s.peaks[p] for p in down]
-    for st_, left in zip(s.stocks, s.stock_left, strict=True):
-        hidden += st_[len(st_) - left :]
-    hidden += s.aside
-    hidden = [hidden[i] for i in rng.permutation(len(hidden))]
-    for p in down:
-        t.peaks[p] = hidden.pop()
-    for seat, left in enumerate(s.stock_left):
-        n = len(t.stocks[seat])
-        for i in range(n - left, n):
-            t.stocks[seat][i] = hidden.pop()
-    t.aside = hidden
-    assert sorted(rules.cards_in_play(t)) == list(range(52))
-    return t
-
-
 @settings(max_examples=30, deadline=None)
 @given(games)
 def test_resampling_hidden_cards_leaves_every_observation_identical(g):
@@ -126,7 +107,7 @@ def test_resampling_hidden_cards_leaves_every_observation_identical(g):
     changed = 0
     while env.agents:
         s = env.game
-        other = resample_hidden(s, rng)
+        other = summit_rush_resample_hidden(s, rng)
         changed += other.peaks != s.peaks or other.stocks != s.stocks
         for seat in range(env.config.players):
             assert np.array_equal(env.observer.observe(other, seat), env.observer.observe(s, seat))

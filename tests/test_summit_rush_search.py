@@ -27,7 +27,7 @@ from cardzoo.envs.common.errors import OptionError
 from cardzoo.envs.summit_rush import rules
 from cardzoo.envs.summit_rush.rules import N_PEAKS
 
-from .test_summit_rush_agents import resample_hidden
+from .hidden_worlds import summit_rush_hidden
 
 SMALL = {"worlds": 4, "z": 0.0}  # few worlds, and any gain moves it off the blueprint: every path, often
 
@@ -60,37 +60,6 @@ def test_registered_and_acts_on_observation_and_mask_only():
     assert list(inspect.signature(agent.act).parameters) == ["observation", "action_mask"]
 
 
-@pytest.mark.parametrize("options", [{"level": "hard", "talk": False}, {"time_limit": None, "talk": False},
-                                     {"players": 3, "talk": False}])
-def test_the_same_decision_on_every_deal_consistent_with_the_observation(options):
-    """At every tick, an agent with the same seed shown the observation of a state whose hidden cards (face-down
-    peaks, unturned stocks, the aside) were dealt anew -- identical by construction -- makes the same decision,
-    computed afresh (the memo cleared)."""
-    rng = random.Random(11)
-    twin = SummitRushSearch(**SMALL)
-    checked = 0
-
-    def check(env, obs):
-        nonlocal checked
-        other = resample_hidden(env.game, rng)
-        assert other.peaks != env.game.peaks or other.stocks != env.game.stocks or env.game.tick > 0
-        for i, a in enumerate(env.possible_agents):
-            seen = env.observer.observe(other, i)
-            assert np.array_equal(seen, obs[a]["observation"])
-            summit_rush_search._MEMO.clear()
-            twin.reset(seed=5)
-            first = twin.act(obs[a]["observation"], obs[a]["action_mask"])
-            summit_rush_search._MEMO.clear()
-            twin.reset(seed=5)
-            assert twin.act(seen, obs[a]["action_mask"]) == first
-            checked += 1
-
-    players = options.get("players", 2)
-    for seed in range(2 if players == 2 else 1):
-        play(options, seed, [SummitRushSearch(**SMALL) for _ in range(players)], check)
-    assert checked > 40
-
-
 def test_the_public_table_is_read_right_for_every_level_and_talk():
     """Stock counts and the clock decoded from the observation equal the game's, and a sampled world keeps every
     public fact and deals exactly the unseen cards."""
@@ -108,19 +77,12 @@ def test_the_public_table_is_read_right_for_every_level_and_talk():
             world = sample_world(pub, rng)
             assert (world.present, world.up, world.tops, world.stock_left) == (s.present, s.up, s.tops, s.stock_left)
             assert world.ticks_left() == s.ticks_left()
-            assert hidden(world) == hidden(s)
+            assert summit_rush_hidden(world) == summit_rush_hidden(s)
             n = s.config.players
             turn = N_PEAKS * n
             # Turn a stock card now and then so the thermometers change.
             obs, *_ = env.step({a: turn if tick % 2 == 0 and s.stock_left[i] else turn + 1
                                 for i, a in enumerate(env.possible_agents)})
-
-
-def hidden(s: rules.State) -> list[int]:
-    """The cards nobody has seen: face-down peaks, unturned stock cards, the aside."""
-    down = [s.peaks[p] for p in range(N_PEAKS) if s.present >> p & 1 and not s.up >> p & 1]
-    return sorted(down + [c for st, left in zip(s.stocks, s.stock_left, strict=True) for c in st[len(st) - left:]]
-                  + s.aside)
 
 
 def test_a_timed_clock_of_no_level_is_refused_clearly():
@@ -242,3 +204,26 @@ def test_study_writes_paired_results_and_loss_sources(tmp_path):
     assert sum(sum(v.values()) for v in sources.values()) == sum(cells["search+search"]["losses"].values())
     assert "--games 3" in result["command"]
     assert out.with_suffix(".csv").read_text().count("\n") == 1 + 4
+
+
+def test_study_adds_the_cross_play_with_a_trained_partner_to_the_committed_file(tmp_path):
+    from cardzoo.evaluation import summit_rush_search_study
+
+    out = tmp_path / "search.json"
+    summit_rush_search_study.main(["--games", "3", "--cross", "1", "--worlds", "1", "--levels", "hard",
+                                   "--out", str(out)])
+    before = json.loads(out.read_text())["levels"]["hard"]
+    summit_rush_search_study.main(["--add", "--partner", "learned", "--partner-games", "2", "--levels", "hard",
+                                   "--out", str(out)])
+    result = json.loads(out.read_text())
+    cells = result["levels"]["hard"]
+    assert set(cells) == set(before) | {"search+learned", "learned+search", "learned+learned"}
+    assert all(cells[k] == v for k, v in before.items())
+    assert len(result["commands"]) == 2 and "--add" in result["commands"][1] and "command" not in result
+    simple = [c == "W" for c in cells["simple+simple"]["results"][:2]]
+    for label in ("search+learned", "learned+search", "learned+learned"):
+        won = [c == "W" for c in cells[label]["results"]]
+        assert len(won) == 2 and cells[label]["partner_digest"]
+        assert cells[label]["vs_simple"]["difference"] == (sum(won) - sum(simple)) / 2
+    assert cells["search+learned"]["ms_per_decision"] > 0 and "ms_per_decision" not in cells["learned+learned"]
+    assert out.with_suffix(".csv").read_text().count("\n") == 1 + 4 + 3

@@ -14,7 +14,7 @@ from cardzoo.envs.summit_rush import rules
 from cardzoo.envs.summit_rush.observer import HEARD_AGES
 
 from .api_warnings import api_warnings
-from .test_summit_rush_properties import resample_hidden
+from .hidden_worlds import summit_rush_resample_hidden as resample_hidden
 
 N_MESSAGES = rules.N_MESSAGES
 

@@ -1,7 +1,7 @@
 """Summit Rush's talking simple strategy: it says the document's calls when its tips say so, and what it hears
 changes what it does (hand-built positions: the same table with different messages heard); muted, it plays the
-silent strategy's games. Legality, no collisions and no peeking are checked with the silent strategy's tests in
-``test_summit_rush_agents.py``, which run both strategies."""
+silent strategy's games. Legality and no collisions are checked with the silent strategy's tests in
+``test_summit_rush_agents.py``, which run both strategies; no peeking in ``test_no_peeking.py``, for every agent."""
 
 from __future__ import annotations
 

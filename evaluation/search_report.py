@@ -1,0 +1,269 @@
+"""The search agents in the evaluation report, from their committed study results.
+
+A search decision costs 10-30 ms of CPU, too slow for the report's 10,000 deals per cell, so -- as with the
+oracles' ceilings -- the search studies (``evaluation/{rope_team,summit_rush,rook}_search_study.py``) play the
+first deals of the report's deals once and commit their results in ``evaluation/results/<game>_search.json``; the
+report reads them (:func:`.report.load_result`) and prints them with their game counts and intervals, the paired
+difference with the simple strategy on the same deals (McNemar), the cross-play with the simple strategy and with
+the learned policy (both orders), the mean CPU time per search decision, and, for every target of issue 11 not
+reached, where the losses come from, counted.
+
+Each game's section calls its function here (:func:`rope_team`, :func:`summit_rush`, :func:`rook`): it adds the
+rows (``Row.source`` ``search``, ``search + simple``, ..., noted with the deals they were played on) and the
+lines of the section's table, and sets the section's ``summary`` lines, which the report puts at its top. A
+missing result file leaves the section as it was, with a note.
+"""
+
+from __future__ import annotations
+
+from .report import Row, Section, load_result
+
+# Issue 11's targets (win rates of the search team; Rook: single rounds against the heuristic).
+TARGETS = {("rope_team", "normal"): 0.95, ("rope_team", "hard"): 0.85, ("rope_team", "expert"): 0.75,
+           ("summit_rush", "normal"): 0.85, ("summit_rush", "hard"): 0.60, ("rook", "single round"): 0.60}
+# Team labels of the result files -> report sources ("a+b": player_0 plays a).
+SOURCES = {"search+search": "search", "simple+simple": "simple (search deals)", "search+simple": "search + simple",
+           "simple+search": "simple + search", "learned+learned": "learned (search deals)"}
+
+
+def _source(label: str) -> str:
+    return SOURCES.get(label, label.replace("+", " + "))
+
+
+def _rate(cell: dict) -> str:
+    return f"{100 * cell['rate']:.1f}% [{100 * cell['low']:.1f}, {100 * cell['high']:.1f}]"
+
+
+def _diff(cell: dict) -> str:
+    vs = cell.get("vs_simple")
+    if not vs:
+        return "–"
+    return f"{100 * vs['difference']:+.1f} [{100 * vs['low']:+.1f}, {100 * vs['high']:+.1f}]"
+
+
+def _cell(cell: dict | None, paired: bool = True) -> str:
+    if cell is None:
+        return "–"
+    return f"{_rate(cell)} of {cell['games']}" + (f"; {_diff(cell)}" if paired and cell.get("vs_simple") else "")
+
+
+def _target_line(game: str, setting: str, label: str, cell: dict, causes: str) -> str:
+    target = TARGETS[game, setting]
+    reached = cell["rate"] >= target
+    verdict = ("reached" + ("" if cell["low"] >= target else " by the point estimate; its interval reaches below")
+               if reached else "not reached")
+    line = f"{label}: search {_rate(cell)} of {cell['games']}, target {100 * target:.0f}% -- {verdict}."
+    return line + ("" if reached and cell["low"] >= target else f" {causes}")
+
+
+def _plural(n: int, word: str, plural: str | None = None) -> str:
+    return f"{n} {word if n == 1 else plural or word + 's'}"
+
+
+# ---------------------------------------------------------------------------- Rope Team
+ENDS = {"fall": ("fall", "falls"), "out_of_deals": ("game out of deals", "games out of deals")}
+
+
+def _rope_team_causes(level: dict) -> str:
+    """The search team's losses by cause (the study replays each with every player told the partner's hand)."""
+    lost = level["teams"]["search+search"]["games"] - level["teams"]["search+search"]["wins"]
+    counts = level.get("loss_causes", {}).get("counts", {})
+    ends: dict[str, int] = {}
+    causes: dict[str, int] = {}
+    for key, n in counts.items():
+        cause, end = key.rsplit(", ", 1)
+        causes[cause] = causes.get(cause, 0) + n
+        ends[end] = ends.get(end, 0) + n
+    told = causes.get("read of the partner", 0)
+    return (f"Its {_plural(lost, 'loss', 'losses')}: "
+            + ", ".join(_plural(n, *ENDS.get(end, (end, end))) for end, n in sorted(ends.items()))
+            + f"; replayed with each player told its partner's hand, {told} of them are won (lost to the read of the "
+            f"partner) and {causes.get('other', 0)} still lost (the face-down ridge, later deals, the rollouts' "
+            f"limits); unwinnable for the perfect-information oracle: {causes.get('unwinnable', 0)}.")
+
+
+def _counts(level: dict) -> str:
+    counts = level.get("loss_causes", {}).get("counts", {})
+    return ", ".join(f"{key.rsplit(', ', 1)[0]} ({key.rsplit(', ', 1)[1].replace('_', ' ')}) {n}"
+                     for key, n in counts.items()) or "none"
+
+
+def rope_team(out: Section, ceilings: dict[str, Row | None]) -> list[str]:
+    data = load_result("rope_team_search")
+    if data is None:
+        return ["", "No search results are committed (`evaluation/results/rope_team_search.json`)."]
+    lines = [
+        "",
+        "### Search agent",
+        "",
+        "`search` (`cardzoo.agents.rope_team_search`: belief search on the simple strategy as blueprint, each "
+        "player's worlds weighted by how likely its partner's plays are) on the first deals of the report's deals, "
+        "from the committed study (`evaluation/results/rope_team_search.json`; fewer deals than above: a search "
+        "decision costs milliseconds). Each cell: the win rate, its deals and, after the semicolon, the paired "
+        "difference with two simple-strategy players on the same deals (points, 95 %). *Learned (search deals)*: "
+        "two `learned` players on those deals. Cross-play: `player_0` first.",
+        "",
+        "| level | search | simple (same deals) | learned (same deals) | search + simple | simple + search | "
+        "search + learned | learned + search | CPU ms per search decision (team; with learned) | ceiling | "
+        "target |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for name, level in data["levels"].items():
+        teams = level["teams"]
+        for label, cell in teams.items():
+            out.rows.append(Row("rope_team", name, _source(label), cell["rate"], cell["low"], cell["high"],
+                                cell["games"], note=f"first {cell['games']} deals, rope_team_search.json"))
+        with_learned = [teams[t]["mean_ms_per_search_decision"] for t in ("search+learned", "learned+search")
+                        if "mean_ms_per_search_decision" in teams.get(t, {})]
+        ms = f"{level['time']['mean_ms']:.0f}" + (f"; {sum(with_learned) / len(with_learned):.0f}"
+                                                  if with_learned else "")
+        ceiling = ceilings.get(name)
+        target = TARGETS.get(("rope_team", name))
+        lines.append(
+            f"| {name} | {_cell(teams['search+search'])} | {_cell(teams['simple+simple'], False)} | "
+            f"{_cell(teams.get('learned+learned'))} | {_cell(teams.get('search+simple'))} | "
+            f"{_cell(teams.get('simple+search'))} | {_cell(teams.get('search+learned'))} | "
+            f"{_cell(teams.get('learned+search'))} | {ms} | "
+            f"{f'{100 * ceiling.rate:.2f}%' if ceiling else '–'} | {f'{100 * target:.0f}%' if target else '–'} |")
+        if target:
+            out.summary.append(_target_line("rope_team", name, f"Rope Team {name}", teams["search+search"],
+                                            _rope_team_causes(level)))
+    commands = data.get("commands") or [data.get("command")]
+    lines += ["", "CPU times come from the runs that played the teams (the search team's and the cross-play with "
+              "learned were different runs on a shared machine), so they compare within a column only.",
+              "", "Losses of the search team by cause (each lost deal replayed with every player told its partner's "
+              "hand; *unwinnable*: the oracle finds no winning line): "
+              + "; ".join(f"{name} {_counts(lvl)}" for name, lvl in data["levels"].items()) + ".",
+              "", "Made by: " + "; ".join(f"`{c}`" for c in commands if c) + "."]
+    return lines
+
+
+# ---------------------------------------------------------------------------- Summit Rush
+def _summit_rush_causes(cells: dict) -> str:
+    cell = cells["search+search"]
+    lost = cell["games"] - cell["wins"]
+    ends = cell.get("losses", {})
+    sources = cell.get("loss_sources", {})
+    told = sum(sources.get("hidden_cards", {}).values())
+    limits = sum(sources.get("rollout_limits", {}).values())
+    simple = cells.get("simple+simple", {})
+    simple_lost = simple.get("games", 0) - simple.get("wins", 0)
+    return (f"Its {_plural(lost, 'loss', 'losses')}: {ends.get('stuck', 0)} stuck (both stocks used up and nothing "
+            f"fits), {ends.get('time', 0)} on time (the simple strategy on the same deals loses "
+            f"{simple.get('losses', {}).get('time', 0)} of its {simple_lost} on time); told the true deal, the search "
+            f"wins {told} of them (lost to the hidden cards: the face-down peaks and the stocks' order) and loses "
+            f"{limits} even so (the limits of rollouts of the blueprint).")
+
+
+def _ms(cells: dict, *labels: str) -> str:
+    """The mean of the teams' CPU ms per search decision."""
+    times = [cells[t]["ms_per_decision"] for t in labels if "ms_per_decision" in cells.get(t, {})]
+    return f"{sum(times) / len(times):.0f}" if times else "–"
+
+
+def timed_row(level: str, label: str) -> str | None:
+    """The search team's line of the section's timed table (its first deals; the columns it has)."""
+    cells = (load_result("summit_rush_search") or {}).get("levels", {}).get(level)
+    if not cells:
+        return None
+    c = cells["search+search"]
+    losses = c["losses"]
+    score = "–" if c.get("score_on_wins") is None else f"{c['score_on_wins']:.1f}"
+    return (f"| {label} | search (first {c['games']} deals; below) | {_rate(c)} | | {losses.get('time', 0)} / "
+            f"{losses.get('stuck', 0)} of {c['games'] - c['wins']} | – | {score} | – | {c['collisions']} |")
+
+
+def summit_rush(out: Section, ceilings: dict[str, Row | None]) -> list[str]:
+    data = load_result("summit_rush_search")
+    if data is None:
+        return ["", "No search results are committed (`evaluation/results/summit_rush_search.json`)."]
+    lines = [
+        "",
+        "### Search agent",
+        "",
+        "`search` (`cardzoo.agents.summit_rush_search`: the team's joint move for the tick, rolled out in sampled "
+        "deals of the face-down cards and stocks; both seats compute the same joint move) on the first deals of the "
+        "report's timed deals (silent), from the committed study (`evaluation/results/summit_rush_search.json`). "
+        "Each cell: the win rate, its deals and, after the semicolon, the paired difference with two "
+        "simple-strategy players on the same deals (points, 95 %). Cross-play: `player_0` first.",
+        "",
+        "| level | search | simple (same deals) | learned (same deals) | search + simple | simple + search | "
+        "search + learned | learned + search | CPU ms per search decision (team; with simple; with learned) | "
+        "ceiling | target |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for level, cells in data["levels"].items():
+        for label, cell in cells.items():
+            out.rows.append(Row("summit_rush", level, _source(label), cell["rate"], cell["low"], cell["high"],
+                                cell["games"], note=f"first {cell['games']} deals, summit_rush_search.json"))
+
+        ceiling = ceilings.get(level)
+        target = TARGETS.get(("summit_rush", level))
+        lines.append(
+            f"| {level} | {_cell(cells['search+search'])} | {_cell(cells['simple+simple'], False)} | "
+            f"{_cell(cells.get('learned+learned'))} | {_cell(cells.get('search+simple'))} | "
+            f"{_cell(cells.get('simple+search'))} | {_cell(cells.get('search+learned'))} | "
+            f"{_cell(cells.get('learned+search'))} | {_ms(cells, 'search+search')}; "
+            f"{_ms(cells, 'search+simple', 'simple+search')}; {_ms(cells, 'search+learned', 'learned+search')} | "
+            f"{f'{100 * ceiling.rate:.1f}%' if ceiling else '–'} | "
+            f"{f'{100 * target:.0f}%' if target else '–'} |")
+        if target:
+            out.summary.append(_target_line("summit_rush", level, f"Summit Rush {level} (timed)",
+                                            cells["search+search"], _summit_rush_causes(cells)))
+    commands = data.get("commands") or [data.get("command")]
+    lines += ["", "A search team's seats share one search per tick (the second seat reuses the first's), so its time "
+              "per decision is half a search; a search seat with another partner pays the whole search every tick.",
+              "", "Made by: " + "; ".join(f"`{c}`" for c in commands if c) + "."]
+    return lines
+
+
+# ---------------------------------------------------------------------------- Rook
+def rook(out: Section) -> list[str]:
+    data = load_result("rook_search")
+    if data is None:
+        return ["", "No search results are committed (`evaluation/results/rook_search.json`)."]
+    opponent = data.get("opponent", "heuristic")
+    overall = {"rate": data["rate"], "low": data["low"], "high": data["high"], "games": data["rounds"]}
+    out.rows.append(Row("rook", "single round", f"search vs {opponent}", data["rate"], data["low"], data["high"],
+                        data["rounds"], note=f"{data['deals']} deals, both seats, rook_search.json"))
+    for seat, cell in data.get("by_seat", {}).items():
+        out.rows.append(Row("rook", "single round", f"search vs {opponent}: search as {seat}", cell["rate"],
+                            cell["low"], cell["high"], cell["rounds"]))
+    made = data.get("search_bid_made")
+    if made:
+        out.rows.append(Row("rook", "single round: bid made", "search (vs heuristic)", made["rate"], made["low"],
+                            made["high"], data.get("search_won_bid")))
+    losses = data.get("losses", {})
+    causes = (f"Its {data['lost']} lost rounds ({data.get('ties', 0)} ties besides): "
+              + ", ".join(f"{n} {cause}" for cause, n in losses.items()) + ".")
+    out.summary.append(_target_line("rook", "single round", f"Rook for Two, single rounds vs the {opponent}",
+                                    {**overall, "games": data["rounds"]}, causes))
+    seats = "; ".join(f"as {seat} {_rate(cell)}" for seat, cell in data.get("by_seat", {}).items())
+    return [
+        "",
+        "### Search agent",
+        "",
+        f"`search` (`cardzoo.agents.rook_search`: determinized search, worlds sampled from what it saw and filtered "
+        f"by the opponent's bids, discards and voids under the heuristic as blueprint; bidding by simulated hands) "
+        f"against the {opponent}, single rounds, {data['deals']} of the report's deals each played with the seats "
+        f"swapped, from the committed study (`evaluation/results/rook_search.json`): it wins "
+        f"{_rate(overall)} of {data['rounds']} rounds ({seats}); the heuristic against itself wins 50 % by "
+        f"symmetry. It wins the bidding in {data.get('search_won_bid', '–')} rounds and makes "
+        + (f"{_rate(made)} of those bids" if made else "–")
+        + f" (mean contract {data.get('mean_contract_search', float('nan')):.1f}); "
+        f"{data.get('mean_ms_per_decision', float('nan')):.0f} ms of CPU per decision. {causes}",
+        "",
+        f"Made by: `{data.get('command')}`.",
+    ]
+
+
+def summary_lines(sections: list[Section]) -> list[str]:
+    """The report's opening summary: the search agents against issue 11's targets, with the loss counts."""
+    lines = [line for s in sections for line in s.summary]
+    if not lines:
+        return []
+    return ["## Search agents against the targets", "",
+            "From the committed search studies (fewer deals than the tables below; see each game's *Search agent*). "
+            "For a target not reached, where the remaining losses come from, counted.", "",
+            *(f"- {line}" for line in lines), ""]
+
