@@ -5,6 +5,7 @@ shipped names resolve, and the distilled policy sees nothing hidden."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -12,12 +13,15 @@ import pytest
 pytest.importorskip("torch")
 
 from cardzoo.agents.learned import LearnedAgent, shipped_policy  # noqa: E402
+from cardzoo.agents.registry import make_agent  # noqa: E402
 from cardzoo.agents.rope_team_search import RopeTeamSearch  # noqa: E402
 from cardzoo.envs.rope_team import rules  # noqa: E402
 from cardzoo.envs.rope_team.observer import LAYOUT, observe_bits  # noqa: E402
 from cardzoo.evaluation import distil_study  # noqa: E402
 from cardzoo.evaluation.runner import agent_seed  # noqa: E402
 from cardzoo.training import distil  # noqa: E402
+
+from .test_rope_team_search import _hidden_variant, _to_turn  # noqa: E402
 
 TEACHER = {"worlds": 16, "rollouts": 24}  # a small budget: the same algorithm, quicker labels
 
@@ -155,3 +159,35 @@ def test_the_fit_learns_the_labels():
 def test_bad_options_name_the_problem(options, named):
     with pytest.raises(ValueError, match=named):
         distil.DistilConfig(**options)
+
+
+RESULTS = Path(__file__).parents[1] / "evaluation" / "results" / "training"
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_no_peeking_distilled_policy(seed):
+    """States the player cannot tell apart (partner's hand, aside and face-down ridge dealt afresh) give the
+    distilled Rope Team policy (kept with its results, not shipped) the same card."""
+    level, seat, plays = ("easy", "normal", "hard", "expert")[seed % 4], seed % 2, 3 + 7 * (seed % 9)
+    agent = make_agent(str(RESULTS / "rope_team_distilled" / "policy.npz"), "rope_team_v0")
+    assert "distil" in agent.policy.meta["trained_by"]
+    s = _to_turn(level, seed, plays, agent, seat)
+    if s is None:
+        return
+    t = _hidden_variant(s, np.random.default_rng(seed + 1), seat)
+    assert observe_bits(t, seat) == observe_bits(s, seat)
+    assert (s.hands[1 - seat], s.ridge) != (t.hands[1 - seat], t.ridge), "the pair hides nothing: no test"
+    cards = [distil_study.act(agent, observe_bits(x, seat), rules.legal_mask(x)) for x in (s, t)]
+    assert cards[0] == cards[1]
+
+
+def test_distilled_summit_rush_policy_plays_the_reports_deals():
+    """The committed Summit Rush student plays legal moves (the env raises otherwise) and its committed report-deal
+    results are reproduced on the first deals."""
+    import json as _json
+
+    path = RESULTS / "summit_rush_normal_distilled"
+    committed = _json.loads((path / "report_deals.json").read_text())["teams"]
+    name = next(n for n in committed if n.endswith(".npz"))
+    won = distil_study.results(str(path / "policy.npz"), "normal", list(range(20)), game="summit_rush")
+    assert "".join("W" if w else "L" for w in won) == committed[name]["normal"]["results"][:20]
