@@ -294,6 +294,13 @@ class RopeTeamSearch:
         self.plays.append((ME, card))
         return card
 
+    def overrule(self, card: int) -> None:
+        """Another policy played ``card`` at this agent's last decision (DAgger labelling: the agent names its
+        card, a student plays); its memory of the deal then holds the card that was played."""
+        if not self.plays or self.plays[-1][0] != ME:
+            raise ValueError("overrule: this agent has not chosen a card since its last observation")
+        self.plays[-1] = (ME, card)
+
     @staticmethod
     def _candidates(obs: _Observation, table: rules.State, legal: int) -> list[int]:
         """One legal card per run of cards that play alike: same suit and steps, no card between them that is

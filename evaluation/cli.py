@@ -357,25 +357,33 @@ def train(args: argparse.Namespace) -> None:
 
 
 def train_batched(args: argparse.Namespace) -> None:
-    """``cardzoo train GAME --backend batched ...``: PPO on the batched engines, with its own options."""
+    """``cardzoo train GAME --backend batched|distil ...``: PPO on the batched engines, or distillation of the search
+    agent (DAgger), each with its own options."""
     try:
-        from cardzoo.training import ppo_batched
+        if args.backend == "distil":
+            from cardzoo.training import distil as module
+        else:
+            from cardzoo.training import ppo_batched as module
     except ImportError as err:
         raise CommandError(f"needs the training extra (torch; {err.name} is missing): install torch==2.13.0 first "
                            "(CPU wheel), then pip install -e '.[train]'") from None
-    ppo_batched.train(ppo_batched.parse_args(args.rest), command="cardzoo " + shlex.join(args.argv))
+    module.train(module.parse_args(args.rest), command="cardzoo " + shlex.join(args.argv))
 
 
-def _batched_backend(argv: list[str]) -> list[str] | None:
-    """The arguments of ``cardzoo train`` less ``--backend batched``, if that is the backend asked for."""
+OWN_OPTIONS_BACKENDS = ("batched", "distil")  # trainers that parse their own options
+
+
+def _batched_backend(argv: list[str]) -> tuple[str, list[str]] | None:
+    """The backend and the arguments of ``cardzoo train`` less ``--backend NAME``, if NAME is a backend that parses
+    its own options (``OWN_OPTIONS_BACKENDS``)."""
     if argv[:1] != ["train"]:
         return None
     rest = argv[1:]
     for i, arg in enumerate(rest):
-        if arg == "--backend" and rest[i + 1 : i + 2] == ["batched"]:
-            return rest[:i] + rest[i + 2 :]
-        if arg == "--backend=batched":
-            return rest[:i] + rest[i + 1 :]
+        if arg == "--backend" and rest[i + 1 : i + 2] and rest[i + 1] in OWN_OPTIONS_BACKENDS:
+            return rest[i + 1], rest[:i] + rest[i + 2 :]
+        if arg.startswith("--backend=") and arg.split("=", 1)[1] in OWN_OPTIONS_BACKENDS:
+            return arg.split("=", 1)[1], rest[:i] + rest[i + 1 :]
     return None
 
 
@@ -425,13 +433,15 @@ def build_parser(train_backend: str = "sb3") -> argparse.ArgumentParser:
     e.add_argument("--address", help="with --backend ray: the Ray cluster to join (default: Ray started here)")
     e.set_defaults(func=evaluate)
 
-    t = sub.add_parser("train", help="train a policy with MaskablePPO, Ray RLlib's PPO (--backend rllib) or PPO on the "
-                       "batched engines (--backend batched); see `cardzoo train GAME [--backend NAME] --help`",
+    t = sub.add_parser("train", help="train a policy with MaskablePPO, Ray RLlib's PPO (--backend rllib), PPO on the "
+                       "batched engines (--backend batched) or by distilling the search agent (--backend distil); "
+                       "see `cardzoo train GAME [--backend NAME] --help`",
                        description=training.__doc__.splitlines()[0])
-    t.add_argument("--backend", choices=("sb3", "rllib", "batched"), default="sb3",
+    t.add_argument("--backend", choices=("sb3", "rllib", *OWN_OPTIONS_BACKENDS), default="sb3",
                    help="sb3: MaskablePPO on the Gymnasium views; rllib: Ray RLlib's PPO (each with the options "
-                        "listed here for it); batched: PPO on the batched engines, with its own options (cardzoo "
-                        "train GAME --backend batched --help)")
+                        "listed here for it); batched: PPO on the batched engines; distil: DAgger distillation of "
+                        "the search agent (Rope Team); these two with their own options (cardzoo train GAME "
+                        "--backend batched --help)")
     training.add_options(t)
     t.set_defaults(func=train)
 
@@ -461,16 +471,16 @@ def _stdout_to_devnull() -> None:
 
 def main(argv: list[str] | None = None) -> None:
     argv = sys.argv[1:] if argv is None else argv
-    rest = _batched_backend(argv)
-    if rest is None:
+    own = _batched_backend(argv)
+    if own is None:
         try:
             parser = build_parser(_train_backend(argv))
         except CommandError as err:
             print(f"cardzoo train: {err}", file=sys.stderr)
             raise SystemExit(2) from None
         args = parser.parse_args(argv)
-    else:  # the batched trainer parses its own options
-        args = argparse.Namespace(command="train", func=train_batched, rest=rest)
+    else:  # the batched and distil trainers parse their own options
+        args = argparse.Namespace(command="train", func=train_batched, backend=own[0], rest=own[1])
     args.argv = argv  # for the record of a training run
     try:
         args.func(args)

@@ -1,0 +1,230 @@
+"""Teams on the report's deals, paired: the distilled policies against the shipped ``learned`` and the simple
+strategy (``cardzoo.training.distil`` makes the policies; this module needs numpy only). Rope Team and Summit Rush.
+
+Game ``i`` of a level is the report's game ``i`` (``reset(seed=i)``), both seats the same agent (a registry name or
+a policy file), agent seeds as the runner's (:func:`.runner.agent_seed`). Rope Team is played on the rules module
+with the observation the env would give (:func:`.ceilings_rope_team.deal`; its bits, as the vector for agents
+without ``act_bits``); Summit Rush through its silent Parallel env, every seat acting each tick. Every team meets
+the same deals, so each comparison is paired: the difference of win rates with its 95 % interval and McNemar's
+exact p-value (:func:`.stats.paired`); each rate has its Wilson interval.
+
+    nice python -m cardzoo.evaluation.distil_study --agents simple learned runs/distil/policy.npz \\
+        --games 2000 --workers 2 --out evaluation/results/training/rope_team_distilled/report_deals.json
+
+The first two agents named are the baselines every other agent is paired against (default: ``learned`` and
+``simple``). Options: ``--levels``, ``--games`` (deals per level, from 0), ``--workers`` (processes), ``--out``
+(JSON; a CSV beside it), ``--cache`` (a folder keeping each team's results by name and weights, so the
+baselines are played once).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import platform
+import shlex
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import numpy as np
+
+from cardzoo.envs.rope_team import rules
+from cardzoo.envs.rope_team.observer import LAYOUT, observe_bits
+
+from .ceilings_rope_team import deal
+from .runner import agent_seed
+from .stats import paired, wilson
+
+LEVELS = ("easy", "normal", "hard", "expert")
+_CARDS = np.arange(52, dtype=np.int64)
+
+
+def mask_array(legal: int) -> np.ndarray:
+    """The env's action mask (int8, one entry per card) of a legal-cards bit mask."""
+    return ((legal >> _CARDS) & 1).astype(np.int8)
+
+
+def act(agent, bits: int, legal: int) -> int:
+    """``agent``'s card from an observation's bits: ``act_bits`` if it has it, else its ``act`` on the vectors."""
+    if hasattr(agent, "act_bits"):
+        return agent.act_bits(bits, legal)
+    return agent.act(LAYOUT.to_array(bits), mask_array(legal))
+
+
+def play(level: str, seed: int, agents: list, game: str = "rope_team") -> bool:
+    """Whether ``agents`` (one per seat) win the report's game ``seed`` of ``level`` of ``game``."""
+    return _PLAY[game](level, seed, agents)
+
+
+def _play_rope_team(level: str, seed: int, agents: list) -> bool:
+    s = deal(seed, level)
+    for seat, agent in enumerate(agents):
+        agent.reset(seed=agent_seed(seed, seat))
+    while s.outcome is None:
+        seat = s.to_move
+        legal = rules.legal_mask(s)
+        card = act(agents[seat], observe_bits(s, seat), legal)
+        if not legal >> card & 1:
+            raise RuntimeError(f"{agents[seat].name} played an illegal card {card} in game {seed} of {level}")
+        rules.play(s, card)
+    return s.outcome == "win"
+
+
+_ENVS: dict = {}
+
+
+def summit_rush_env(level: str):
+    """The silent Summit Rush Parallel env of ``level`` (one per process), strict about illegal moves."""
+    if level not in _ENVS:
+        from cardzoo.envs import summit_rush_v0
+
+        _ENVS[level] = summit_rush_v0.parallel_env(level=level, talk=False, illegal_action="raise")
+    return _ENVS[level]
+
+
+def _play_summit_rush(level: str, seed: int, agents: list) -> bool:
+    """The report's game ``seed`` (``reset(seed=seed)``), each seat acting on its observation every tick."""
+    env = summit_rush_env(level)
+    obs, _ = env.reset(seed=seed)
+    for seat, agent in enumerate(agents):
+        agent.reset(seed=agent_seed(seed, seat))
+    info: dict = {}
+    while env.agents:
+        actions = {name: agents[seat].act(obs[name]["observation"], obs[name]["action_mask"])
+                   for seat, name in enumerate(env.possible_agents)}
+        obs, _, _, _, infos = env.step(actions)
+        info = infos[env.possible_agents[0]]
+    return info["outcome"] == "win"
+
+
+_PLAY = {"rope_team": _play_rope_team, "summit_rush": _play_summit_rush}
+ENVS = {"rope_team": "rope_team_v0", "summit_rush": "summit_rush_v0"}
+LEVELS_OF = {"rope_team": LEVELS, "summit_rush": ("normal", "hard")}
+
+
+def make_team(name: str, game: str = "rope_team") -> list:
+    from cardzoo.agents.registry import make_agent
+
+    return [make_agent(name, ENVS[game]) for _ in range(2)]
+
+
+def _play_many(job: tuple[str, str, list[int], str]) -> list[bool]:
+    name, level, seeds, game = job
+    agents = make_team(name, game)
+    return [play(level, seed, agents, game) for seed in seeds]
+
+
+def results(name: str, level: str, seeds: list[int], workers: int = 1, game: str = "rope_team") -> list[bool]:
+    """Wins of team ``name`` (both seats) on the deals ``seeds`` of ``level``, in order; ``workers`` processes."""
+    if workers <= 1:
+        return _play_many((name, level, seeds, game))
+    chunks = [seeds[i::workers] for i in range(workers)]
+    with ProcessPoolExecutor(workers) as pool:
+        parts = list(pool.map(_play_many, [(name, level, c, game) for c in chunks]))
+    won = [False] * len(seeds)
+    for i, part in enumerate(parts):
+        for j, w in enumerate(part):
+            won[i + j * workers] = w
+    return won
+
+
+def cached_results(name: str, level: str, games: int, workers: int, cache: Path | None,
+                   game: str = "rope_team") -> list[bool]:
+    """:func:`results` on deals ``0 .. games-1``, kept in ``cache`` (a folder) under the agent's name and weights'
+    fingerprint, so a baseline is played once for all the candidates it is paired with."""
+    from cardzoo.agents.registry import fingerprint
+
+    path = None
+    if cache is not None:
+        stem = Path(name).stem if name.endswith(".npz") else name
+        path = cache / f"{game}-{stem}-{fingerprint(name, ENVS[game]) or 'code'}-{level}-{games}.json"
+        if path.is_file():
+            return [c == "W" for c in json.loads(path.read_text())["results"]]
+    won = results(name, level, list(range(games)), workers, game)
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps({"agent": name, "level": level, "results": "".join("W" if w else "L" for w in won)}))
+    return won
+
+
+def study(agents: list[str], levels: tuple[str, ...], games: int, workers: int = 1, cache: Path | None = None,
+          game: str = "rope_team", log=print) -> dict:
+    """Each agent's wins per level on deals ``0 .. games-1``, each rate with its Wilson interval, every agent after
+    the first two paired against those two."""
+    out: dict = {"game": game, "games": games, "levels": list(levels), "agents": agents, "baselines": agents[:2],
+                 "teams": {}}
+    won: dict[str, dict[str, list[bool]]] = {}
+    for name in agents:
+        won[name] = {}
+        for level in levels:
+            start = time.time()
+            won[name][level] = w = cached_results(name, level, games, workers, cache, game)
+            log(f"{name} {level}: {100 * np.mean(w):.1f}% of {games} ({time.time() - start:.0f} s)", flush=True)
+    for name in agents:
+        entry = out["teams"][name] = {}
+        for level in levels:
+            w = won[name][level]
+            rate = wilson(sum(w), len(w))
+            cell = entry[level] = {"wins": sum(w), "games": len(w), "rate": rate.rate, "low": rate.low,
+                                   "high": rate.high, "results": "".join("W" if x else "L" for x in w)}
+            for base in agents[:2]:
+                if base != name:
+                    cmp = paired(w, won[base][level])
+                    cell[f"vs_{base}"] = {"difference": cmp.difference, "low": cmp.low, "high": cmp.high,
+                                          "only_this": cmp.only_a, "only_other": cmp.only_b, "p_value": cmp.p_value}
+    return out
+
+
+def write_csv(data: dict, path: Path) -> None:
+    with open(path, "w", newline="") as f:
+        writer = csv.writer(f)
+        bases = data["baselines"]
+        writer.writerow(["agent", "level", "games", "wins", "rate", "low", "high"]
+                        + [f"{k}_vs_{b}" for b in bases for k in ("difference", "low", "high", "p_value")])
+        for name, entry in data["teams"].items():
+            for level, cell in entry.items():
+                row = [name, level, cell["games"], cell["wins"], f"{cell['rate']:.4f}", f"{cell['low']:.4f}",
+                       f"{cell['high']:.4f}"]
+                for b in bases:
+                    cmp = cell.get(f"vs_{b}")
+                    row += ([f"{cmp[k]:.4f}" if k != "p_value" else f"{cmp[k]:.3g}"
+                             for k in ("difference", "low", "high", "p_value")] if cmp else ["", "", "", ""])
+                writer.writerow(row)
+
+
+def main(argv: list[str] | None = None) -> None:
+    from .cli import number
+
+    argv = sys.argv[1:] if argv is None else argv
+    parser = argparse.ArgumentParser(prog="python -m cardzoo.evaluation.distil_study", description=__doc__)
+    parser.add_argument("--agents", nargs="+", default=["learned", "simple"],
+                        help="registry names or policy files; the first two are the baselines")
+    parser.add_argument("--game", choices=sorted(_PLAY), default="rope_team")
+    parser.add_argument("--levels", nargs="+", choices=sorted({*LEVELS, "normal", "hard"}),
+                        help="default: the game's levels (Rope Team: all four; Summit Rush: normal and hard)")
+    parser.add_argument("--games", type=number(int, 1), default=2000, help="deals per level, from 0")
+    parser.add_argument("--workers", type=number(int, 1), default=1, help="processes")
+    parser.add_argument("--out", required=True, help="JSON file (a CSV is written beside it)")
+    parser.add_argument("--cache", help="folder keeping each team's results (by name and weights) between runs")
+    args = parser.parse_args(argv)
+    start = time.time()
+    levels = tuple(args.levels or LEVELS_OF[args.game])
+    if set(levels) - set(LEVELS_OF[args.game]):
+        parser.error(f"{args.game} has levels {', '.join(LEVELS_OF[args.game])}")
+    data = study(args.agents, levels, args.games, args.workers, Path(args.cache) if args.cache else None, args.game)
+    data["command"] = "python -m cardzoo.evaluation.distil_study " + shlex.join(argv)
+    data["wall_seconds"] = round(time.time() - start)
+    data["machine"] = {"cpus": os.cpu_count(), "python": platform.python_version(),
+                       "load_average_at_end": os.getloadavg()}
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(data, indent=1))
+    write_csv(data, out.with_suffix(".csv"))
+
+
+if __name__ == "__main__":
+    main()
