@@ -21,7 +21,8 @@ from cardzoo.evaluation import distil_study  # noqa: E402
 from cardzoo.evaluation.runner import agent_seed  # noqa: E402
 from cardzoo.training import distil  # noqa: E402
 
-from .test_rope_team_search import _hidden_variant, _to_turn  # noqa: E402
+from .hidden_worlds import rope_team_hidden_variant  # noqa: E402
+from .test_rope_team_search import _to_turn  # noqa: E402
 
 TEACHER = {"worlds": 16, "rollouts": 24}  # a small budget: the same algorithm, quicker labels
 
@@ -174,7 +175,7 @@ def test_no_peeking_distilled_policy(seed):
     s = _to_turn(level, seed, plays, agent, seat)
     if s is None:
         return
-    t = _hidden_variant(s, np.random.default_rng(seed + 1), seat)
+    t = rope_team_hidden_variant(s, np.random.default_rng(seed + 1), seat)
     assert observe_bits(t, seat) == observe_bits(s, seat)
     assert (s.hands[1 - seat], s.ridge) != (t.hands[1 - seat], t.ridge), "the pair hides nothing: no test"
     cards = [distil_study.act(agent, observe_bits(x, seat), rules.legal_mask(x)) for x in (s, t)]
