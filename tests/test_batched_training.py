@@ -175,3 +175,27 @@ def test_payoff_compares_a_policy_on_the_same_deals(tmp_path):
         simple = row["simple"]
         assert simple["policy_minus_this"]["difference"] == pytest.approx(row["policy"]["rate"] - simple["rate"])
     assert result["levels"]["easy"]["simple"]["rate"] > result["levels"]["expert"]["simple"]["rate"]
+
+
+def test_batched_trainer_plays_summit_rush_silent(tmp_path):
+    """Summit Rush through the batched trainer: a short run writes a policy for the silent game, and the batched
+    evaluation of the shipped Normal policy equals train.py's evaluation through the single env, game for game."""
+    out = tmp_path / "run"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", IllegalActionWarning)
+        cli(["train", "summit_rush", "--backend", "batched", "--steps", "2048", "--num-envs", "64", "--num-steps",
+             "32", "--minibatch-size", "512", "--eval-games", "10", "--eval-every", "2048", "--hidden", "16",
+             "--features", "summit_rush_simple", "--imitate", "simple", "--imitate-games", "4",
+             "--imitate-epochs", "1", "--threads", "1", "--out", str(out)])
+    run = json.loads((out / "run.json").read_text())
+    assert run["env"] == "summit_rush_v0" and run["config"]["levels"] == ["normal"] and run["steps"] == 2048
+    policy = LearnedAgent(out / "policy.npz").policy
+    assert policy.weights[0][0].shape[0] == 732 + 58  # the silent observation and the simple choice's 58 moves
+    shipped = "agents/policies/summit_rush_normal.npz"
+    cfg = ppo_batched.BatchedConfig(game="summit_rush", features="summit_rush_simple", out=str(tmp_path))
+    rates = ppo_batched.evaluate(shipped, cfg, 40)
+    assert 0 < rates["normal"] < 1
+    assert rates == runner_evaluate(shipped, TrainConfig(game="summit_rush", levels=("normal",), imitate=None,
+                                                         features="summit_rush_simple"), 40)
+    with pytest.raises(SystemExit):
+        ppo_batched.parse_args(["summit_rush", "--shaping", "0.1"])  # a Rope Team option

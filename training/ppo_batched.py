@@ -1,4 +1,4 @@
-"""PPO on a batched engine, CleanRL style: ``cardzoo train rope_team --backend batched``.
+"""PPO on a batched engine, CleanRL style: ``cardzoo train rope_team|summit_rush --backend batched``.
 
 Read top to bottom: options, the engines, the agent, evaluation, then the loop (rollout, advantages, PPO update,
 checkpoint). No stable-baselines3 and no Gymnasium views: the rollout reads whole arrays of observations and masks
@@ -14,6 +14,9 @@ from the batched engines (``cardzoo.envs.batched``) and sends back an array of a
 * Warm start (``--imitate simple``): behaviour cloning of the actor and regression of the critic on the clone's
   returns, on train.py's imitation data, before PPO.
 * Levels are mixed by running one engine per level, ``num_envs / len(levels)`` games each.
+* Summit Rush (silent games, as the SB3 path's default; one policy per level, Normal unless ``--levels``) runs on
+  ``make_batched("summit_rush_v0")``, the tick form ``TickEnv`` gives SB3: the seats of a tick decide one after the
+  other from the observation at the tick's start, and the tick is played with the last seat's decision.
 * Evaluation is train.py's: the greedy policy (``LearnedAgent``'s choice) on the held-out deals
   ``EVAL_BASE_SEED + i``, played here by the batched engine, which plays exactly the single env's games.
 * Speed (what is done to make a decision cheap; none of it changes what is learned): rollouts under
@@ -63,7 +66,8 @@ from .export import export_layers
 from .train import EVAL_BASE_SEED, Curve, option
 
 # games with a batched engine: the engine's env name, the levels a run mixes by default, its win outcome
-GAMES = {"rope_team": {"env": "rope_team_v0", "levels": ("easy", "normal", "hard", "expert"), "win": "win"}}
+GAMES = {"rope_team": {"env": "rope_team_v0", "levels": ("easy", "normal", "hard", "expert"), "win": "win"},
+         "summit_rush": {"env": "summit_rush_v0", "levels": ("normal",), "win": "win"}}
 
 
 @dataclass
@@ -99,9 +103,14 @@ class BatchedConfig:
     out: str = option("", "output folder (default: runs/GAME_batched)")
     threads: int = option(2, "torch CPU threads", low=1)
 
+    # Summit Rush is trained silent, as the SB3 path's default; train.py's imitation data reads this
+    talk = False
+
     def __post_init__(self):
         if self.game not in GAMES:
             raise ValueError(f"no batched engine for {self.game!r}; games: {', '.join(GAMES)}")
+        if self.shaping and self.game != "rope_team":
+            raise ValueError(f"shaping is a Rope Team option; {self.game} has none")
         self.levels = tuple(self.levels) or GAMES[self.game]["levels"]
         if self.num_envs < len(self.levels):
             raise ValueError(f"num_envs {self.num_envs} is fewer than the {len(self.levels)} levels")
@@ -112,8 +121,9 @@ class BatchedConfig:
 class Engines:
     """One batched engine per level, stepped together as one batch of ``num_envs`` games."""
 
-    def __init__(self, cfg: BatchedConfig, games: int, first_seed: int, **options):
+    def __init__(self, cfg: BatchedConfig, games: int, first_seed: int):
         env = GAMES[cfg.game]["env"]
+        options = {"shaping": cfg.shaping} if cfg.game == "rope_team" else {"talk": cfg.talk}
         share = [games // len(cfg.levels) + (i < games % len(cfg.levels)) for i in range(len(cfg.levels))]
         self.engines = [make_batched(env, k, level=level, **options)
                         for level, k in zip(cfg.levels, share, strict=True)]
@@ -266,7 +276,7 @@ def train(cfg: BatchedConfig, command: str = "") -> Path:
     torch.manual_seed(cfg.seed)
     sampling = torch.Generator().manual_seed(cfg.seed)
     start = time.time()
-    engines = Engines(cfg, cfg.num_envs, cfg.seed * 2**45, shaping=cfg.shaping)
+    engines = Engines(cfg, cfg.num_envs, cfg.seed * 2**45)
     n, t_len = cfg.num_envs, cfg.num_steps
     batch = n * t_len
     total = -(-cfg.steps // batch) * batch
