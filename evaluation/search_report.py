@@ -56,6 +56,32 @@ def _target_line(game: str, setting: str, label: str, cell: dict, causes: str) -
     return line + ("" if reached and cell["low"] >= target else f" {causes}")
 
 
+def stale_partners(cells: dict, env: str) -> list[str]:
+    """The teams of ``cells`` whose trained partner is no longer the agent of that name: the study recorded the
+    partner's policy digest, and the policy shipped under the name now has another (a retrained ``learned``). Their
+    rows measure the earlier policy, so the report says so rather than pass them off as today's."""
+    from cardzoo.agents.registry import fingerprint
+
+    now: dict[str, str] = {}
+    stale = []
+    for label, cell in cells.items():
+        partner = cell.get("partner")
+        if partner and "partner_digest" in cell:
+            if partner not in now:
+                now[partner] = fingerprint(partner, env)
+            if cell["partner_digest"] != now[partner]:
+                stale.append(label)
+    return stale
+
+
+def _stale_note(stale: dict[str, list[str]]) -> list[str]:
+    if not stale:
+        return []
+    where = "; ".join(f"{level}: {', '.join(labels)}" for level, labels in stale.items())
+    return ["", f"**Measured with an earlier policy**: these cross-play teams were played with a partner whose "
+            f"shipped policy has changed since ({where}); redo them with the study's `--add --partner NAME`."]
+
+
 def _plural(n: int, word: str, plural: str | None = None) -> str:
     return f"{n} {word if n == 1 else plural or word + 's'}"
 
@@ -108,8 +134,11 @@ def rope_team(out: Section, ceilings: dict[str, Row | None]) -> list[str]:
         "target |",
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
+    stale = {}
     for name, level in data["levels"].items():
         teams = level["teams"]
+        if labels := stale_partners(teams, "rope_team_v0"):
+            stale[name] = labels
         for label, cell in teams.items():
             out.rows.append(Row("rope_team", name, _source(label), cell["rate"], cell["low"], cell["high"],
                                 cell["games"], note=f"first {cell['games']} deals, rope_team_search.json"))
@@ -135,7 +164,7 @@ def rope_team(out: Section, ceilings: dict[str, Row | None]) -> list[str]:
               "hand; *unwinnable*: the oracle finds no winning line): "
               + "; ".join(f"{name} {_counts(lvl)}" for name, lvl in data["levels"].items()) + ".",
               "", "Made by: " + "; ".join(f"`{c}`" for c in commands if c) + "."]
-    return lines
+    return lines + _stale_note(stale)
 
 
 # ---------------------------------------------------------------------------- Summit Rush
@@ -192,7 +221,10 @@ def summit_rush(out: Section, ceilings: dict[str, Row | None]) -> list[str]:
         "ceiling | target |",
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
+    stale = {}
     for level, cells in data["levels"].items():
+        if labels := stale_partners(cells, "summit_rush_v0"):
+            stale[level] = labels
         for label, cell in cells.items():
             out.rows.append(Row("summit_rush", level, _source(label), cell["rate"], cell["low"], cell["high"],
                                 cell["games"], note=f"first {cell['games']} deals, summit_rush_search.json"))
@@ -214,7 +246,7 @@ def summit_rush(out: Section, ceilings: dict[str, Row | None]) -> list[str]:
     lines += ["", "A search team's seats share one search per tick (the second seat reuses the first's), so its time "
               "per decision is half a search; a search seat with another partner pays the whole search every tick.",
               "", "Made by: " + "; ".join(f"`{c}`" for c in commands if c) + "."]
-    return lines
+    return lines + _stale_note(stale)
 
 
 # ---------------------------------------------------------------------------- Rook

@@ -294,3 +294,31 @@ def test_a_target_is_reached_or_not_by_the_rate_and_its_interval(tmp_path, monke
         [line] = out.summary
         assert verdict in line
         assert ("7 of them are won" in line) == (verdict != "-- reached.")  # the causes where the target is missed
+
+
+def test_cross_play_with_a_retrained_partner_is_reported_as_measured_with_an_earlier_policy(tmp_path, monkeypatch):
+    """A study's search + learned rows name the partner's policy digest; when `learned` is retrained, the report
+    says those rows measured the earlier policy (and names the teams) instead of passing them off as today's."""
+    from cardzoo.agents.registry import fingerprint
+    from cardzoo.evaluation import report, search_report
+    from cardzoo.evaluation.report import Section
+
+    def team(partner=None, digest=None):
+        r = stats.wilson(7, 10)
+        cell = {"wins": 7, "games": 10, "rate": r.rate, "low": r.low, "high": r.high, "results": "W" * 7 + "L" * 3}
+        return {**cell, "partner": partner, "partner_digest": digest} if partner else cell
+
+    now = fingerprint("learned", "rope_team_v0")
+    assert now  # a shipped policy's digest
+    monkeypatch.setattr(report, "RESULTS", tmp_path)
+    for digest, stale in ((now, False), ("0123456789ab", True)):
+        data = {"commands": ["x"], "levels": {"hard": {
+            "teams": {"search+search": team(), "simple+simple": team(), "search+learned": team("learned", digest),
+                      "learned+search": team("learned", now)},
+            "time": {"mean_ms": 12.0}, "loss_causes": {"counts": {}}}}}
+        (tmp_path / "rope_team_search.json").write_text(json.dumps(data))
+        text = "\n".join(search_report.rope_team(Section("rope_team"), {}))
+        assert ("Measured with an earlier policy" in text) == stale
+        if stale:
+            assert "hard: search+learned)" in text  # only the team played with the other digest
+    assert search_report.stale_partners({"a+b": team("learned", now)}, "rope_team_v0") == []
