@@ -3,6 +3,12 @@
 ``summit_rush_simple``: the observation, then a one-hot of the simple strategy's choice for this seat (computed
 without the strategy's memory: when nothing fits, the lowest seat turns its stock).
 
+``summit_rush_simple_exact``: the observation, then a one-hot of the simple strategy's choice as the agent itself
+plays it. The agent's only memory is how many stock cards each seat has turned, which it counts from what changes
+between observations; the observation's ``stock_left`` piece says the same (turned = stock length - left, checked on
+every decision of thousands of games), so here the turner is read from it and the choice is the agent's own --
+where ``summit_rush_simple`` (kept for the policies trained on it) always lets the lowest seat turn.
+
 ``summit_rush_simple_talk``: for talking Summit Rush games, the observation, then a one-hot of the talking simple
 strategy's move (58 for two players) and one of its message (57), computed the same way (without memory: it never
 calls the card it turned). It reads what was heard (claims, turn calls, its own too) from the observation, so it
@@ -77,6 +83,50 @@ def summit_rush_simple(observation: np.ndarray, action_mask: np.ndarray) -> np.n
     return out
 
 
+_STOCK_PIECES: dict[tuple[int, int], tuple[int, int, int]] = {}
+
+
+def _stock_piece(size: int, n_actions: int) -> tuple[int, int, int]:
+    """(offset, stock length, players) of the ``stock_left`` piece in a silent observation of ``size`` entries with
+    ``n_actions`` moves, for the levels' own stocks and clocks (the configurations the policies are trained on)."""
+    if not _STOCK_PIECES:
+        from cardzoo.envs.summit_rush import rules
+        from cardzoo.envs.summit_rush.env import make_config
+        from cardzoo.envs.summit_rush.observer import Observer
+
+        for level in rules.LEVELS:
+            for players in (2, 3):
+                for time_limit in ("level", None):
+                    config = make_config(level=level, players=players, time_limit=time_limit, talk=False)
+                    observer = Observer(config)
+                    key = (observer.layout.size, rules.N_PEAKS * players + 2)
+                    _STOCK_PIECES[key] = (observer.layout["stock_left"].start, observer.stock_len, players)
+    try:
+        return _STOCK_PIECES[size, n_actions]
+    except KeyError:
+        raise ValueError(f"summit_rush_simple_exact reads silent observations of the levels' own stocks and clocks; "
+                         f"{size} entries with {n_actions} moves is none of them "
+                         f"(known: {sorted(_STOCK_PIECES)})") from None
+
+
+def summit_rush_simple_exact(observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
+    from .summit_rush_simple import SummitRushSimple, Table
+
+    out = np.zeros(observation.shape[0] + action_mask.shape[0], dtype=np.float32)
+    out[: observation.shape[0]] = observation
+    if action_mask.any():
+        start, length, players = _stock_piece(observation.shape[0], action_mask.shape[0])
+        left = observation[start : start + players * length].reshape(players, length).sum(1)
+        bits, legal = _bits(observation), _bits(action_mask)
+        agent = SummitRushSimple()
+        agent.turned = [length - int(k) for k in left]
+        move, _ = agent.choose(Table(bits, players, observation.shape[0]), legal, bits, action_mask.shape[0])
+        if not legal >> move & 1:  # as the agent: never an illegal action
+            move = action_mask.shape[0] - 1
+        out[observation.shape[0] + move] = 1.0
+    return out
+
+
 def summit_rush_simple_talk(observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
     from cardzoo.envs.summit_rush.rules import N_MESSAGES
 
@@ -97,6 +147,7 @@ FEATURES: dict[str, tuple[Callable[[np.ndarray, np.ndarray], np.ndarray], int]] 
     "rope_team_scores": (rope_team_scores, 104),  # function, entries added to the observation
     "rook_heuristic": (rook_heuristic, 79),
     "summit_rush_simple": (summit_rush_simple, 58),  # two players, silent games
+    "summit_rush_simple_exact": (summit_rush_simple_exact, 58),  # the same, with the agent's own turner
     "summit_rush_simple_talk": (summit_rush_simple_talk, 58 + 57),  # two players, talking games
 }
 

@@ -7,6 +7,8 @@ import json
 import numpy as np
 import pytest
 import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from cardzoo.agents.learned import LearnedAgent, NumpyPolicy
 from cardzoo.envs import rope_team_v0, summit_rush_v0
@@ -200,6 +202,66 @@ def test_choice_features_are_the_baselines_choice(name):
     assert x[size:].sum() == 1.0
     assert int(np.flatnonzero(x[size:])[0]) == make_agent(agent_name, env_name).act(obs["observation"],
                                                                                     obs["action_mask"])
+
+
+@settings(max_examples=12, deadline=None)
+@given(level=st.sampled_from(["normal", "hard", "expert"]), timed=st.booleans(), seed=st.integers(0, 2**31 - 1))
+def test_exact_summit_rush_features_are_the_simple_agents_own_move_in_whole_games(level, timed, seed):
+    """summit_rush_simple_exact reads the turner from the stocks left, where the agent counts turns from what changes
+    between observations: at every decision of both seats of a whole game its one-hot is the agent's move."""
+    from cardzoo.agents.features import FEATURES
+    from cardzoo.agents.summit_rush_simple import SummitRushSimple
+
+    fn, extra = FEATURES["summit_rush_simple_exact"]
+    env = summit_rush_v0.parallel_env(level=level, talk=False, time_limit="level" if timed else None)
+    obs, _ = env.reset(seed=seed)
+    agents = {a: SummitRushSimple() for a in env.agents}
+    while env.agents:
+        moves = {}
+        for a in env.agents:
+            o, m = obs[a]["observation"], obs[a]["action_mask"]
+            moves[a] = agents[a].act(o, m)
+            x = fn(o, m)
+            assert x.shape == (o.shape[0] + extra,) and np.array_equal(x[: o.shape[0]], o)
+            assert np.flatnonzero(x[o.shape[0]:]).tolist() == [moves[a]]
+        obs, *_ = env.step(moves)
+
+
+def test_exact_summit_rush_features_let_the_seat_with_more_stock_turn():
+    """The decisions the memory-less feature gets wrong: nothing fits, and the seat with more stock left (not the
+    lower seat) turns. Found in played games, each checked against the agent and against the old feature."""
+    from cardzoo.agents.features import FEATURES
+    from cardzoo.agents.summit_rush_simple import SummitRushSimple
+
+    exact, old = FEATURES["summit_rush_simple_exact"][0], FEATURES["summit_rush_simple"][0]
+    env = summit_rush_v0.parallel_env(level="normal", talk=False)
+    turn = env.n_moves - 2
+    seen = 0
+    for seed in range(6):
+        obs, _ = env.reset(seed=seed)
+        agents = {a: SummitRushSimple() for a in env.agents}
+        while env.agents:
+            moves = {a: agents[a].act(obs[a]["observation"], obs[a]["action_mask"]) for a in env.agents}
+            o, m = obs["player_1"]["observation"], obs["player_1"]["action_mask"]
+            if moves["player_1"] == turn:  # player_1 turns: player_0, the lower seat, has less stock left
+                size = o.shape[0]
+                assert exact(o, m)[size + turn] == 1.0 and old(o, m)[size + turn] == 0.0
+                seen += 1
+            obs, *_ = env.step(moves)
+    assert seen >= 6
+
+
+def test_exact_summit_rush_features_name_an_observation_they_cannot_read():
+    from cardzoo.agents.features import FEATURES
+
+    fn = FEATURES["summit_rush_simple_exact"][0]
+    env = summit_rush_v0.parallel_env(level="normal", talk=False, stock=5)  # not a level's own stock
+    obs, _ = env.reset(seed=0)
+    o = obs["player_0"]
+    with pytest.raises(ValueError, match="summit_rush_simple_exact reads silent observations of the levels' own"):
+        fn(o["observation"], o["action_mask"])
+    with pytest.raises(ValueError, match="features 'summit_rush_simple_exact' are for silent games"):
+        TrainConfig(game="summit_rush", talk=True, features="summit_rush_simple_exact")
 
 
 def test_talking_strategy_features_are_its_move_and_message():

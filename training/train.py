@@ -82,7 +82,7 @@ class TrainConfig:
         if self.game == "summit_rush" and len(self.levels) != 1:
             raise ValueError("summit_rush observations differ in length between levels (stock and clock sizes): "
                              "train one policy per level, e.g. --levels hard")
-        wanted = {"summit_rush_simple": False, "summit_rush_simple_talk": True}
+        wanted = {"summit_rush_simple": False, "summit_rush_simple_talk": True, "summit_rush_simple_exact": False}
         if self.features in wanted and wanted[self.features] != self.talk:
             right = next(name for name, talk in wanted.items() if talk == self.talk)
             raise ValueError(f"features {self.features!r} are for {'silent' if self.talk else 'talking'} games; "
