@@ -45,12 +45,17 @@ AGENTS: dict[str, dict[str, Callable]] = {
     "heuristic": {"rook_v0": RookHeuristic},
     "search": {"rope_team_v0": RopeTeamSearch, "summit_rush_v0": SummitRushSearch, "rook_v0": RookSearch},
     # Trained policies shipped in cardzoo/agents/policies (see its README for the commands that made them).
-    "learned": {"rope_team_v0": _learned("rope_team"), "summit_rush_v0": _learned("summit_rush_normal",
-                                                                                 "summit_rush_hard"),
-                "rook_v0": _learned("rook")},
+    # `learned` is the strongest measured for each game; `learned_v1` the policies it replaced (MaskablePPO).
+    "learned": {"rope_team_v0": _learned("rope_team_v2"), "summit_rush_v0": _learned("summit_rush_normal_v2",
+                                                                                    "summit_rush_hard_v2"),
+                "rook_v0": _learned("rook_v2")},
+    "learned_v1": {"rope_team_v0": _learned("rope_team"), "summit_rush_v0": _learned("summit_rush_normal",
+                                                                                    "summit_rush_hard"),
+                   "rook_v0": _learned("rook")},
     "learned_talk": {"summit_rush_v0": _learned("summit_rush_normal_talk")},  # trained in talking games
     "learned_talk_muted": {"summit_rush_v0": lambda seed: Muted(_learned("summit_rush_normal_talk")(seed))},
-    "learned_seed1": {"rope_team_v0": _learned("rope_team_seed1")},
+    "learned_seed1": {"rope_team_v0": _learned("rope_team_v2_seed1")},  # learned's recipe, seed 1 (cross-play)
+    "learned_v1_seed1": {"rope_team_v0": _learned("rope_team_seed1")},
     "learned_plain": {"rope_team_v0": _learned("rope_team_plain")},
 }
 

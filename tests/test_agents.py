@@ -24,6 +24,33 @@ def test_registry():
         make_agent("genius", "rope_team_v0")
 
 
+def test_learned_is_the_newest_policy_and_the_ones_it_replaced_stay_reachable_by_name():
+    """`learned` plays the v2 policies; `learned_v1` the MaskablePPO policies it replaced (the files `learned` named
+    before), `learned_seed1` the same recipe as `learned` with seed 1, `learned_v1_seed1` the old one's."""
+    from cardzoo.agents.learned import NumpyPolicy, shipped_policy
+
+    def digests(name, env):
+        return {p.digest for p in make_agent(name, env).policies.values()}
+
+    files = {("learned", "rope_team_v0"): ["rope_team_v2"], ("learned_v1", "rope_team_v0"): ["rope_team"],
+             ("learned", "summit_rush_v0"): ["summit_rush_normal_v2", "summit_rush_hard_v2"],
+             ("learned_v1", "summit_rush_v0"): ["summit_rush_normal", "summit_rush_hard"],
+             ("learned", "rook_v0"): ["rook_v2"], ("learned_v1", "rook_v0"): ["rook"],
+             ("learned_seed1", "rope_team_v0"): ["rope_team_v2_seed1"],
+             ("learned_v1_seed1", "rope_team_v0"): ["rope_team_seed1"]}
+    for (name, env), stems in files.items():
+        assert digests(name, env) == {NumpyPolicy(shipped_policy(s)).digest for s in stems}, (name, env)
+    for env in ("rope_team_v0", "summit_rush_v0", "rook_v0"):
+        assert not digests("learned", env) & digests("learned_v1", env)
+    assert NumpyPolicy(shipped_policy("rope_team_v2_seed1")).meta["config"]["seed"] == 1
+    # the same recipe: the v2 seeds differ in their seed and their wall-time budget alone
+    recipe = [{k: v for k, v in NumpyPolicy(shipped_policy(s)).meta["config"].items()
+               if k not in ("seed", "out", "minutes")} for s in ("rope_team_v2", "rope_team_v2_seed1")]
+    assert recipe[0] == recipe[1]
+    for stem in ("summit_rush_normal_v2", "summit_rush_hard_v2"):
+        assert NumpyPolicy(shipped_policy(stem)).meta["features"] == "summit_rush_simple_exact"
+
+
 def test_a_policy_file_is_an_agent_name(tmp_path):
     """``cardzoo train`` output plays by its path (in the runner, ``play`` and ``evaluate``), on its own game only."""
     from cardzoo.agents.learned import LearnedAgent, shipped_policy
