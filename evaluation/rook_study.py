@@ -21,7 +21,7 @@ from collections import Counter
 from . import search_report
 from .charts import Bar, bar_chart
 from .report import Row, Section, Settings, play, section
-from .stats import wilson
+from .stats import paired, wilson
 
 ENV = "rook_v0"
 GAME = "rook"
@@ -91,17 +91,30 @@ def _learned_lines(settings: Settings, out: Section) -> list[str]:
         make_agent("learned", ENV)
     except OptionError:
         return ["", "No learned Rook policy is shipped."]
-    lines = ["", "**Learned policy** (MaskablePPO after cloning the heuristic, self-play against a pool of its "
-             "earlier snapshots, the heuristic and random play; see `cardzoo/agents/policies/README.md`), single "
-             "rounds with seats swapped:", "", "| matchup | single rounds won | ties |", "|---|---:|---:|"]
-    for opponent in ("heuristic", "random"):
-        pairs = _seat_records(settings, "learned", opponent, settings.games, rounds=1)
-        rate = wilson(sum(_won(seat, r) for seat, r in pairs), len(pairs))
-        ties = sum(_tie(r) for _, r in pairs)
-        out.rows.append(Row(GAME, "single round", f"learned vs {opponent}", rate.rate, rate.low, rate.high,
-                            len(pairs), f"{ties} ties"))
-        lines.append(f"| learned vs {opponent} | {100 * rate.rate:.1f}% [{100 * rate.low:.1f}, {100 * rate.high:.1f}]"
-                     f" of {len(pairs)} | {ties} |")
+    lines = ["", "**Learned policies** (MaskablePPO after cloning the heuristic, with the heuristic's choice as an "
+             "extra input, self-play against a pool of its earlier snapshots, the heuristic and random play; see "
+             "`cardzoo/agents/policies/README.md`; `learned`: 4.5M steps at smaller step sizes, "
+             "`learned_v1`, the previous `learned`: 300k), single rounds with seats swapped:", "", "| matchup | single rounds won | ties |",
+             "|---|---:|---:|"]
+    against_heuristic = {}
+    for name in ("learned", "learned_v1"):
+        try:
+            make_agent(name, ENV)
+        except OptionError:
+            continue
+        for opponent in ("heuristic", "random"):
+            pairs = _seat_records(settings, name, opponent, settings.games, rounds=1)
+            if opponent == "heuristic":
+                against_heuristic[name] = [_won(seat, r) for seat, r in pairs]
+            rate = wilson(sum(_won(seat, r) for seat, r in pairs), len(pairs))
+            ties = sum(_tie(r) for _, r in pairs)
+            out.rows.append(Row(GAME, "single round", f"{name} vs {opponent}", rate.rate, rate.low, rate.high,
+                                len(pairs), f"{ties} ties"))
+            lines.append(f"| {name} vs {opponent} | {100 * rate.rate:.1f}% [{100 * rate.low:.1f}, "
+                         f"{100 * rate.high:.1f}] of {len(pairs)} | {ties} |")
+    if len(against_heuristic) == 2:
+        lines += ["", "`learned` minus `learned_v1` against the heuristic, same deals and seats: "
+                  f"{paired(against_heuristic['learned'], against_heuristic['learned_v1'])}."]
     return lines
 
 

@@ -22,9 +22,11 @@ ENV = "rope_team_v0"
 LEVELS = ("easy", "normal", "hard", "expert")
 AGENTS = {"simple": "simple strategy", "random": "random legal"}
 # Learned agents (shipped policies; a missing one is left out of the report with a note).
-LEARNED = {"learned": "learned (PPO on the observation + the simple strategy's card values)",
-           "learned_plain": "learned (PPO on the observation alone)"}
-CROSS_PLAY = (("learned", "learned_seed1"), ("learned", "simple"), ("simple", "learned"), ("learned_plain", "simple"))
+LEARNED = {"learned": "learned (batched PPO on the observation + the simple strategy's card values)",
+           "learned_v1": "learned_v1 (MaskablePPO, the same inputs; the previous `learned`)",
+           "learned_plain": "learned_plain (MaskablePPO on the observation alone)"}
+CROSS_PLAY = (("learned", "learned_seed1"), ("learned", "simple"), ("simple", "learned"), ("learned", "learned_v1"),
+              ("learned_v1", "learned"), ("learned_v1", "learned_v1_seed1"), ("learned_plain", "simple"))
 CROSS_LEVELS = ("normal", "hard")
 
 
@@ -115,6 +117,8 @@ def rope_team(settings: Settings) -> Section:
                                     settings.games, note="cross-play"))
     learned_vs_simple = {(agent, level): paired(wins(records[level, agent]), wins(records[level, "simple"]))
                          for agent in LEARNED for level in LEVELS if (level, agent) in records}
+    new_vs_old = {level: paired(wins(records[level, "learned"]), wins(records[level, "learned_v1"]))
+                  for level in LEVELS if (level, "learned") in records and (level, "learned_v1") in records}
 
     # The search agent, from its committed study (fewer deals).
     by = {(r.setting, r.source): r for r in out.rows}
@@ -180,10 +184,12 @@ def rope_team(settings: Settings) -> Section:
             "### Learned agents",
             "",
             "One policy plays every level and both seats (parameter sharing), each seat acting on its own "
-            "observation; trained with MaskablePPO after a warm start that clones the simple strategy (see "
-            "`cardzoo/agents/policies/README.md` for the commands, seeds, steps and wall time). *Features*: the "
-            "first policy reads, besides the observation, the simple strategy's value of each card (computed from "
-            "the same observation), and learns when to deviate from it; the second reads the observation alone.",
+            "observation; trained by PPO after a warm start that clones the simple strategy (see "
+            "`cardzoo/agents/policies/README.md` for the commands, seeds, steps and wall time). `learned` and "
+            "`learned_v1` read, besides the observation, the simple strategy's value of each card (computed from "
+            "the same observation), and learn when to deviate from it: `learned` is 50 minutes of the batched "
+            "trainer (`cardzoo train rope_team --backend batched`), `learned_v1` 2M steps of MaskablePPO; "
+            "`learned_plain` reads the observation alone.",
             "",
             "| level | " + " | ".join(LEARNED.values()) + " | simple strategy | document |",
             "|---|" + "---:|" * (len(LEARNED) + 2),
@@ -197,6 +203,9 @@ def rope_team(settings: Settings) -> Section:
                     cells.append("not shipped")
             lines.append(f"| {level} | " + " | ".join(cells) + f" | {cell(level, 'simple')} | "
                          f"{cell(level, 'document')} |")
+        if new_vs_old:
+            lines += ["", "`learned` minus `learned_v1`, same deals: "
+                      + "; ".join(f"{level} {cmp}" for level, cmp in new_vs_old.items()) + "."]
     if cross:
         lines += [
             "",

@@ -27,7 +27,7 @@ from .summit_rush_talk import talk_lines
 ENV = "summit_rush_v0"
 GAME = "summit_rush"
 AGENTS = {"simple": "simple strategy", "random": "random legal"}
-LEARNED = {"learned": "learned (MaskablePPO)"}
+LEARNED = {"learned": "learned (batched PPO)", "learned_v1": "learned_v1 (MaskablePPO; the previous `learned`)"}
 TIMED = {"normal": {"level": "normal", "talk": False}, "hard": {"level": "hard", "talk": False}}
 TICKS = {"normal": 60, "hard": 40}
 LABELS = {"tripeaks": "TriPeaks", "stock_12": "12 each", "stock_10": "10 each", "stock_12_no_wrap": "12 no wrap",
@@ -40,13 +40,16 @@ def _agents(options: dict) -> dict[str, str]:
     from cardzoo.envs.common.errors import OptionError
     from cardzoo.envs.common.record import make_env
 
-    try:
-        learned = make_agent("learned", ENV)
-    except OptionError:
-        return AGENTS
     env = make_env(ENV, **options)
     size = env.observation_space(env.possible_agents[0])["observation"].shape[0]
-    return {**AGENTS, **LEARNED} if size in learned.policies else AGENTS
+    found = dict(AGENTS)
+    for name, label in LEARNED.items():
+        try:
+            if size in make_agent(name, ENV).policies:
+                found[name] = label
+        except OptionError:
+            pass
+    return found
 
 
 def _play(settings: Settings, agent: str, **options) -> list[dict]:
@@ -216,18 +219,26 @@ def summit_rush(settings: Settings) -> Section:
     ]
     learned = {lvl: paired(wins(records[lvl, "learned"]), wins(records[lvl, "simple"]))
                for lvl in TIMED if (lvl, "learned") in records}
+    new_vs_old = {lvl: paired(wins(records[lvl, "learned"]), wins(records[lvl, "learned_v1"]))
+                  for lvl in TIMED if (lvl, "learned") in records and (lvl, "learned_v1") in records}
     if learned:
         lines += [
             "",
-            "Learned policies (one per level, both seats share it; MaskablePPO with the simple strategy's choice as "
-            "an extra input computed from the same observation, after cloning it; see "
-            "`cardzoo/agents/policies/README.md`) minus the simple strategy, same deals: "
+            "Learned policies (one per level, both seats share it; PPO with the simple strategy's choice as an "
+            "extra input computed from the same observation, after cloning it; see "
+            "`cardzoo/agents/policies/README.md`). `learned` (the batched trainer) reads the strategy's move as the "
+            "agent plays it (`summit_rush_simple_exact`: the seat with more stock left turns); `learned_v1` "
+            "(MaskablePPO) read a memory-less copy that always let the lower seat turn, which differs from the "
+            "strategy on about a fifth of its decisions. `learned` minus the simple strategy, same deals: "
             + "; ".join(f"{lvl} {cmp}" for lvl, cmp in learned.items()) + "."
             + "".join(f" On {lvl} the learned policy falls short by {-100 * cmp.difference:.1f} points."
                       for lvl, cmp in learned.items() if cmp.high < 0)
             + "".join(f" On {lvl} it is ahead by {100 * cmp.difference:.1f} points."
                       for lvl, cmp in learned.items() if cmp.low > 0),
         ]
+    if new_vs_old:
+        lines += ["", "`learned` minus `learned_v1`, same deals: "
+                  + "; ".join(f"{lvl} {cmp}" for lvl, cmp in new_vs_old.items()) + "."]
     mixed = []
     for lvl in learned:
         for pair in (("learned", "simple"), ("simple", "learned")):
@@ -249,7 +260,8 @@ def summit_rush(settings: Settings) -> Section:
     out.markdown = "\n".join(lines)
 
     by = {(r.setting, r.source): r for r in out.rows}
-    sources = ["document", "simple", "random", "ceiling", "learned", "search", "simple_talk", "learned_talk"]
+    sources = ["document", "simple", "random", "ceiling", "learned", "learned_v1", "search", "simple_talk",
+               "learned_talk"]
     groups = {LABELS.get(v, v): [Bar(src, by[v, src].rate, by[v, src].low, by[v, src].high,
                                  reported=src == "document")
                   for src in sources if (v, src) in by] for v in variants}
