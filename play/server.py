@@ -19,7 +19,8 @@ One server holds many games; each has its own table.
 Summit Rush runs in real time here: the server keeps the clock, one tick every ``seconds_per_move`` (by default the
 env's ``seconds_per_action``, 3 s; "practice" is twice as slow), starting when the page connects to the events
 socket. The agents act every tick; the person's last click before a tick is their action in it (no click: wait),
-with the message chosen beside it.
+with the message chosen beside it. A tick that raises (a bug) stops the clock instead of leaving the page waiting:
+the error is logged, the view says why (``broken``), moves get a 409 and the game is saved as far as it went.
 
 Every game is appended to ``<data>/games.jsonl`` (``records.py``) when it ends; games left unfinished are saved
 when they are forgotten (the server holds ``MAX_GAMES``) or when the server stops.
@@ -29,6 +30,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import random
 import secrets
 import time
@@ -51,6 +53,7 @@ from .table import HUMAN, Table, TickTable, refusal
 STATIC = Path(__file__).resolve().parent / "static"
 MAX_GAMES = 200  # games held at once; the oldest are saved and forgotten beyond this
 PRACTICE = 2.0  # the practice pace: this many times slower than real time
+LOG = logging.getLogger(__name__)
 
 # What the page offers: per game its title, variants (env options) and which agents may sit at it.
 CATALOG: dict[str, dict[str, Any]] = {
@@ -117,6 +120,7 @@ class LiveGame:
         self.clock: asyncio.Task | None = None
         self.next_tick_at: float | None = None
         self.saved = False
+        self.broken: str | None = None  # why the clock stopped before the game's end (a bug, shown to the page)
 
     def view(self) -> dict[str, Any]:
         table, seat = self.table, self.seat
@@ -128,6 +132,8 @@ class LiveGame:
                         for i, s in enumerate(table.seats)],
             "steps": table.steps, "over": table.over, "outcome": table.outcome(seat), "info": table.info,
         })
+        if self.broken:
+            view["broken"] = self.broken
         if isinstance(table, TickTable):
             queued = self.queued.get(seat)
             n_moves = table.env.n_moves
@@ -152,6 +158,8 @@ class LiveGame:
                                 f"{table.seats[self.seat]}")
         if table.over:
             raise ApiError(409, f"the game is over: {table.outcome(self.seat)}")
+        if self.broken:
+            raise ApiError(409, self.broken)
         if body.step is not None and body.step != table.steps:
             raise ApiError(409, f"stale view: it shows move {body.step}, the table is at move {table.steps}")
         if isinstance(table, TickTable):
@@ -183,19 +191,26 @@ class LiveGame:
                 self.listeners.discard(ws)
 
     def start_clock(self) -> None:
-        if isinstance(self.table, TickTable) and self.clock is None and not self.table.over:
+        if isinstance(self.table, TickTable) and self.clock is None and not self.table.over and not self.broken:
             self.clock = asyncio.get_running_loop().create_task(self._run_clock())
 
     async def _run_clock(self) -> None:
         loop = asyncio.get_running_loop()
         next_at = loop.time()
-        while not self.table.over:
-            next_at += self.pace
-            self.next_tick_at = time.monotonic() + (next_at - loop.time())
-            await self.push()
-            await asyncio.sleep(max(0.0, next_at - loop.time()))
-            self.tick()
-        self.next_tick_at = None
+        try:
+            while not self.table.over:
+                next_at += self.pace
+                self.next_tick_at = time.monotonic() + (next_at - loop.time())
+                await self.push()
+                await asyncio.sleep(max(0.0, next_at - loop.time()))
+                self.tick()
+        except Exception as err:  # a task's exception is otherwise silent: the page would wait for a tick forever
+            LOG.exception("game %s: the clock stopped at tick %d", self.id, self.table.steps)
+            self.broken = f"the game stopped at move {self.table.steps} on a server error: {err!r}"
+            self.save()
+        finally:
+            self.next_tick_at = None
+            self.clock = None
         await self.push()
 
     def tick(self) -> None:

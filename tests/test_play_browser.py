@@ -7,6 +7,8 @@ the README's come from ``CARDZOO_SCREENSHOTS=docs/images pytest tests/test_play_
 
 from __future__ import annotations
 
+import contextlib
+import json
 import os
 import random
 import shutil
@@ -103,7 +105,9 @@ def replayed_outcome(entry: dict, seat: int) -> str:
 def click_through(page, selector: str, rng: np.random.Generator, shot: Path, shot_at: int) -> int:
     """Click random legal cards and buttons (``selector``) until the summary shows; one screenshot on the way."""
     clicks = 0
+    deadline = time.monotonic() + 120
     while not page.is_visible("#summary"):
+        assert time.monotonic() < deadline, f"no end on the page after {clicks} clicks"
         steps = page.get_attribute("#table", "data-steps")
         targets = page.locator(selector)
         n = targets.count()
@@ -152,7 +156,9 @@ def test_summit_rush_in_real_time_at_a_fast_pace(served, page, shots, tmp_path):
     page.select_option("#message", "3")  # say "I need a 2" with every move
     rng = np.random.default_rng(0)
     clicks, shot = 0, False
+    deadline = time.monotonic() + 120  # the game takes about 15 s: a page that never sees its end fails, not hangs
     while not page.is_visible("#summary"):
+        assert time.monotonic() < deadline, f"no end on the page after {clicks} clicks: {page.text_content('#clock')}"
         cards = page.locator("#peaks .card.legal")
         if cards.count():
             try:
@@ -173,3 +179,38 @@ def test_summit_rush_in_real_time_at_a_fast_pace(served, page, shots, tmp_path):
     mine = [tick["player_0"] for tick in entry["record"]["actions"]]
     assert clicks and any(a // n_moves == 3 and a % n_moves < n_moves - 2 for a in mine)  # the clicked cards landed
     assert page.text_content("#outcome") == replayed_outcome(entry, 0)
+
+
+def test_a_moves_reply_that_arrives_after_the_last_tick_does_not_take_the_end_away(served, page):
+    """The reply to a click is computed at once, but the page may get it after a later tick's push (a busy machine):
+    here the first click's reply is held until the game is over and its last view has reached the page."""
+    url, _ = served
+    held = []
+
+    def hold(route):
+        reply = route.fetch()  # the server has taken the move (or refused it); the page waits for this reply
+        if reply.status == 200 and not held:
+            held.append((route, reply))
+        else:  # a refusal (the tick came first and the card moved away: real time) or a later click
+            route.fulfill(response=reply)
+
+    page.route("**/api/games/*/move", hold)
+    try:
+        deal(page, url, "summit_rush", "normal, silent", "player_0", "simple", seconds="0.1")
+        game = page.evaluate("view.id")
+        deadline = time.monotonic() + 120
+        while not held:
+            assert time.monotonic() < deadline, "no click was taken"
+            with contextlib.suppress(Exception):  # the card moved away before the click
+                page.locator("#peaks .card.legal").first.click(timeout=1000)
+        while not json.loads(urllib.request.urlopen(f"{url}api/games/{game}", timeout=5).read())["over"]:
+            assert time.monotonic() < deadline, "the game did not end"
+            time.sleep(0.2)
+        page.wait_for_selector("#summary:not([hidden])", timeout=10_000)  # the last push has reached the page
+        route, reply = held[0]
+        route.fulfill(response=reply)
+        time.sleep(1.0)  # the stale reply reaches the page and is drawn (or dropped)
+        assert page.evaluate("view.id") == game and page.is_visible("#summary") and page.text_content("#outcome")
+        assert int(page.get_attribute("#table", "data-steps")) > json.loads(reply.text())["steps"]
+    finally:
+        page.unroute("**/api/games/*/move")

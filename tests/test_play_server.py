@@ -361,3 +361,32 @@ def test_an_unfinished_game_is_saved_when_the_server_stops(tmp_path):
     assert not entry["finished"] and entry["info"] is None and entry["results"] is None
     env = records.replay_entry(entry, "unfinished game")
     assert records.final_info(env) is None and len(entry["record"]["actions"]) >= 1
+
+
+def test_a_tick_that_raises_stops_the_clock_says_why_and_saves_the_game(client, monkeypatch, caplog):
+    view = new_game(client, game="summit_rush", seat="player_0", seconds_per_move=0.05)
+    table = client.games.get(view["id"]).table
+    real_tick = table.tick
+
+    def tick(moves):  # a bug planted in the third tick
+        if table.steps == 2:
+            raise RuntimeError("planted")
+        real_tick(moves)
+
+    monkeypatch.setattr(table, "tick", tick)
+    with client.websocket_connect(f"/api/games/{view['id']}/events") as ws:
+        pushed = ws.receive_json()
+        while "broken" not in pushed:
+            assert not pushed["over"]
+            pushed = ws.receive_json()
+    assert pushed["steps"] == 2 and "RuntimeError('planted')" in pushed["broken"]
+    assert pushed["clock"]["running"] is False and not pushed["over"]
+    assert "game " + view["id"] + ": the clock stopped at tick 2" in caplog.text
+    r = client.post(f"/api/games/{view['id']}/move", json={"seat": "player_0", "action": pushed["legal"][0]["action"]})
+    assert r.status_code == 409 and "server error" in r.json()["error"]
+    with client.websocket_connect(f"/api/games/{view['id']}/events") as ws:  # a page coming back: no new clock
+        assert ws.receive_json()["broken"] == pushed["broken"]
+    time.sleep(0.2)
+    assert table.steps == 2
+    [entry] = saved_games(client.data)
+    assert not entry["finished"] and len(entry["record"]["actions"]) == 2

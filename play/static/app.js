@@ -182,6 +182,10 @@ function summitRush(t, table) {
 
 // ---------------------------------------------------------------- drawing a view
 function render(v) {
+  // A move's reply and the events socket race: a reply computed before a clock tick can arrive after the tick's
+  // push (the game's last one, say). A view of this game older than the one shown is dropped, or the page would
+  // go back to a table that has moved on, and never see the end.
+  if (view && v.id === view.id && v.steps < view.steps) return;
   view = v;
   $("setup").hidden = true;
   $("play").hidden = false;
@@ -196,6 +200,7 @@ function render(v) {
   $("log").replaceChildren(...v.log.map((line) => Object.assign(document.createElement("li"), { textContent: line })));
   $("summary").hidden = !v.over;
   $("outcome").textContent = v.outcome || "";
+  if (v.broken) $("error").textContent = v.broken;
   $("table").dataset.turn = v.your_turn ? "yours" : "waiting";
   $("table").dataset.steps = v.steps;
   const clock = v.clock;
