@@ -202,6 +202,44 @@ def timed_row(level: str, label: str) -> str | None:
             f"{losses.get('stuck', 0)} of {c['games'] - c['wins']} | – | {score} | – | {c['collisions']} |")
 
 
+def untimed_cell(variant: str) -> str:
+    """The search team's cell of the report's untimed table (its own deals; "–" without a committed result)."""
+    data = (load_result("summit_rush_search") or {}).get("untimed", {}).get(variant)
+    if not data:
+        return "–"
+    c = data["teams"]["search+search"]
+    return f"{100 * c['rate']:.1f}% of {c['games']}; {_diff(c)}"
+
+
+def _untimed_lines(out: Section, untimed: dict, ceilings: dict[str, Row | None]) -> list[str]:
+    if not untimed:
+        return []
+    lines = [
+        "",
+        "The document's untimed variants (silent; deals `0..n-1` of the report's untimed deals), the same teams. No "
+        "shipped `learned` policy plays them: each was trained on a timed level, whose observation has a clock.",
+        "",
+        "| variant | search | simple (same deals) | search + simple | simple + search | CPU ms per search decision "
+        "(team; with simple) | losses of the search team: stuck; told the deal, won / still lost | ceiling |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for variant, data in untimed.items():
+        cells = data["teams"]
+        for label, cell in cells.items():
+            out.rows.append(Row("summit_rush", variant, _source(label), cell["rate"], cell["low"], cell["high"],
+                                cell["games"], note=f"first {cell['games']} deals, summit_rush_search.json"))
+        c = cells["search+search"]
+        sources = c.get("loss_sources", {})
+        ceiling = ceilings.get(variant)
+        lines.append(
+            f"| {variant} | {_cell(c)} | {_cell(cells['simple+simple'], False)} | {_cell(cells.get('search+simple'))}"
+            f" | {_cell(cells.get('simple+search'))} | {_ms(cells, 'search+search')}; "
+            f"{_ms(cells, 'search+simple', 'simple+search')} | {c['losses'].get('stuck', 0)}; "
+            f"{sum(sources.get('hidden_cards', {}).values())} / {sum(sources.get('rollout_limits', {}).values())} | "
+            f"{f'{100 * ceiling.rate:.1f}%' if ceiling else '–'} |")
+    return lines
+
+
 def summit_rush(out: Section, ceilings: dict[str, Row | None]) -> list[str]:
     data = load_result("summit_rush_search")
     if data is None:
@@ -242,6 +280,7 @@ def summit_rush(out: Section, ceilings: dict[str, Row | None]) -> list[str]:
         if target:
             out.summary.append(_target_line("summit_rush", level, f"Summit Rush {level} (timed)",
                                             cells["search+search"], _summit_rush_causes(cells)))
+    lines += _untimed_lines(out, data.get("untimed", {}), ceilings)
     commands = data.get("commands") or [data.get("command")]
     lines += ["", "A search team's seats share one search per tick (the second seat reuses the first's), so its time "
               "per decision is half a search; a search seat with another partner pays the whole search every tick.",

@@ -27,6 +27,13 @@ policy digest is recorded with its cells:
 
     nice python -m cardzoo.evaluation.summit_rush_search_study --add --partner learned --partner-games 100 \\
         --levels normal hard --out evaluation/results/summit_rush_search.json
+
+The document's untimed variants (``--untimed``: its figures' options, silent; ``all`` for every one) are played by
+the same four teams on their own deals ``0..games-1`` (the report's untimed deals) and kept under ``"untimed"``;
+with ``--add`` they are merged into the file without replaying the timed levels:
+
+    nice python -m cardzoo.evaluation.summit_rush_search_study --add --levels --untimed all --games 500 \\
+        --cross 100 --out evaluation/results/summit_rush_search.json
 """
 
 from __future__ import annotations
@@ -48,12 +55,20 @@ import numpy as np
 from cardzoo.agents.registry import fingerprint, make_agent
 from cardzoo.agents.summit_rush_search import Blueprint, Public, SummitRushSearch, candidates, rollout, value
 from cardzoo.envs import summit_rush_v0
+from cardzoo.seeds import figures
 
 from .progress import Progress
 from .runner import agent_seed
 from .stats import paired, wilson
 
 TEAMS = (("search", "search"), ("simple", "simple"), ("search", "simple"), ("simple", "search"))
+UNTIMED: dict[str, dict] = figures("summit_rush")["options"]  # the document's untimed variants: their env options
+
+
+def make_env(setting: str):
+    """The silent env of a timed level (``normal``, ``hard``) or of one of the document's untimed variants."""
+    options = UNTIMED[setting] if setting in UNTIMED else {"level": setting}
+    return summit_rush_v0.parallel_env(**options, talk=False, illegal_action="raise")
 
 
 def play(env, seed: int, agents: list, clock: list[float]) -> dict:
@@ -93,20 +108,35 @@ class _Told:
         return cands[values.index(max(values))][pub.table.seat]
 
 
-def study(levels: list[str], games: int, cross: int, worlds: int) -> dict:
+def study(levels: list[str], games: int, cross: int, worlds: int, untimed: list[str] = ()) -> dict:
     out: dict = {"games": games, "cross_games": cross, "options": {"talk": False}, "worlds": worlds,
                  "seeds": f"0..{games - 1} (env.reset(seed=i), as the evaluation runner; cross-play 0..{cross - 1})",
-                 "levels": {}}
-    for level in levels:
-        env = summit_rush_v0.parallel_env(level=level, talk=False, illegal_action="raise")
-        cells = {}
-        cells = {}
-        for team in TEAMS:
-            n_games = games if team[0] == team[1] else cross
-            cells["+".join(team)] = play_team(env, level, team, n_games, worlds, told=team == ("search", "search"))
-        _pair_with_simple(cells, cells["simple+simple"]["results"])
-        out["levels"][level] = cells
+                 "levels": {level: teams_cells(level, games, cross, worlds) for level in levels}}
+    if untimed:
+        out["untimed"] = untimed_cells(untimed, games, cross, worlds)
     return out
+
+
+def teams_cells(setting: str, games: int, cross: int, worlds: int) -> dict:
+    """The four teams of ``TEAMS`` on a level or untimed variant, each paired with simple + simple."""
+    env = make_env(setting)
+    cells = {}
+    for team in TEAMS:
+        n_games = games if team[0] == team[1] else cross
+        cells["+".join(team)] = play_team(env, setting, team, n_games, worlds, told=team == ("search", "search"))
+    _pair_with_simple(cells, cells["simple+simple"]["results"])
+    return cells
+
+
+def untimed_cells(variants: list[str], games: int, cross: int, worlds: int) -> dict:
+    """The untimed variants' cells, each with its env options and deal counts (they may differ from the levels')."""
+    cells = {}
+    for v in variants:
+        start = time.process_time()
+        teams = teams_cells(v, games, min(cross, games), worlds)
+        cells[v] = {"options": UNTIMED[v], "games": games, "cross_games": min(cross, games), "teams": teams,
+                    "cpu_seconds": round(time.process_time() - start, 1)}
+    return cells
 
 
 def play_team(env, level: str, team: tuple[str, str], n_games: int, worlds: int, told: bool = False) -> dict:
@@ -157,7 +187,7 @@ def _pair_with_simple(cells: dict, simple: str) -> None:
 def partner_cells(level: str, partner: str, games: int, worlds: int, simple: str | None) -> dict:
     """search + ``partner``, ``partner`` + search and ``partner`` + ``partner`` on deals ``0..games-1``, paired with
     the simple strategy (``simple``: its results as W/L, played here when missing or shorter)."""
-    env = summit_rush_v0.parallel_env(level=level, talk=False, illegal_action="raise")
+    env = make_env(level)
     if simple is None or len(simple) < games:
         simple = play_team(env, level, ("simple", "simple"), games, worlds)["results"]
     cells = {"+".join(team): play_team(env, level, team, games, worlds)
@@ -173,7 +203,8 @@ def write_csv(result: dict, path: Path) -> None:
         w = csv.writer(f)
         w.writerow(["level", "team", "games", "wins", "rate", "low", "high", "stuck", "time", "collisions",
                     "vs_simple", "vs_simple_low", "vs_simple_high", "mcnemar_p", "ms_per_decision"])
-        for level, cells in result["levels"].items():
+        settings = [*result["levels"].items(), *((k, u["teams"]) for k, u in result.get("untimed", {}).items())]
+        for level, cells in settings:
             for team, c in cells.items():
                 v = c.get("vs_simple", {})
                 w.writerow([level, team, c["games"], c["wins"], f"{c['rate']:.4f}", f"{c['low']:.4f}",
@@ -187,35 +218,43 @@ def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--games", type=int, default=200, help="deals per level (seeds 0..games-1)")
     p.add_argument("--cross", type=int, default=100, help="deals per level for the cross-play teams")
-    p.add_argument("--levels", nargs="+", default=["normal", "hard"], help="timed levels, silent")
+    p.add_argument("--levels", nargs="*", default=["normal", "hard"], help="timed levels, silent")
+    p.add_argument("--untimed", nargs="+", default=[], choices=[*UNTIMED, "all"], metavar="VARIANT",
+                   help=f"the document's untimed variants too ({', '.join(UNTIMED)}, or all)")
     p.add_argument("--worlds", type=int, default=SummitRushSearch().worlds, help="the search's sampled worlds")
     p.add_argument("--partner", default="learned", help="the trained partner of the cross-play with search")
     p.add_argument("--partner-games", type=int, default=0, help="deals per level with --partner (both orders)")
-    p.add_argument("--add", action="store_true", help="play only the --partner teams, merged into the --out file")
+    p.add_argument("--add", action="store_true",
+                   help="play only the --partner teams and --untimed variants, merged into the --out file")
     p.add_argument("--out", default="evaluation/results/summit_rush_search.json", help="JSON (a CSV beside it)")
     args = p.parse_args(argv)
     command = "python -m cardzoo.evaluation.summit_rush_search_study " + shlex.join(
         sys.argv[1:] if argv is None else argv)
     make_agent(args.partner, "summit_rush_v0")  # an unknown name fails here, before any game
+    untimed = list(UNTIMED) if "all" in args.untimed else list(dict.fromkeys(args.untimed))
     out = Path(args.out)
     start = time.process_time()
     if args.add:
-        if args.partner_games <= 0:
-            p.error("--add needs --partner-games")
+        if args.partner_games <= 0 and not untimed:
+            p.error("--add needs --partner-games or --untimed")
         if not out.is_file():
             p.error(f"--add merges into {out}, which does not exist")
         result = json.loads(out.read_text())
-        for level in args.levels:
+        for level in args.levels if args.partner_games else []:
             cells = result["levels"].setdefault(level, {})
             simple = cells.get("simple+simple", {}).get("results")
             cells.update(partner_cells(level, args.partner, args.partner_games, result["worlds"], simple))
             out.write_text(json.dumps(result, indent=1) + "\n")  # after each level: a partial run keeps its levels
+        for variant in untimed:
+            result.setdefault("untimed", {}).update(untimed_cells([variant], args.games, args.cross, result["worlds"]))
+            out.write_text(json.dumps(result, indent=1) + "\n")
         earlier = [result.pop("command")] if "command" in result else result.get("commands", [])
         result["commands"] = [*earlier, command]  # every run that made the file, in order
-        result["partner_cpu_seconds"] = round(time.process_time() - start, 1)
-        result["partner_load_average"] = os.getloadavg()  # 1, 5, 15 minutes, at the end of the run
+        if args.partner_games:
+            result["partner_cpu_seconds"] = round(time.process_time() - start, 1)
+            result["partner_load_average"] = os.getloadavg()  # 1, 5, 15 minutes, at the end of the run
     else:
-        result = study(args.levels, args.games, min(args.cross, args.games), args.worlds)
+        result = study(args.levels, args.games, min(args.cross, args.games), args.worlds, untimed)
         for level in args.levels:
             if args.partner_games:
                 result["levels"][level].update(partner_cells(level, args.partner, args.partner_games, args.worlds,
@@ -226,7 +265,7 @@ def main(argv: list[str] | None = None) -> None:
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(result, indent=1) + "\n")
     write_csv(result, out.with_suffix(".csv"))
-    for level, cells in result["levels"].items():
+    for level, cells in [*result["levels"].items(), *((k, u["teams"]) for k, u in result.get("untimed", {}).items())]:
         for team, c in cells.items():
             v = c.get("vs_simple")
             extra = f", vs simple {100 * v['difference']:+.1f} [{100 * v['low']:+.1f}, {100 * v['high']:+.1f}]" \

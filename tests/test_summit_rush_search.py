@@ -227,3 +227,40 @@ def test_study_adds_the_cross_play_with_a_trained_partner_to_the_committed_file(
         assert cells[label]["vs_simple"]["difference"] == (sum(won) - sum(simple)) / 2
     assert cells["search+learned"]["ms_per_decision"] > 0 and "ms_per_decision" not in cells["learned+learned"]
     assert out.with_suffix(".csv").read_text().count("\n") == 1 + 4 + 3
+
+
+def test_study_plays_the_documents_untimed_variants_and_the_report_shows_them(tmp_path, monkeypatch):
+    from cardzoo.evaluation import report, search_report, summit_rush_search_study
+    from cardzoo.evaluation.report import Section
+
+    out = tmp_path / "summit_rush_search.json"
+    summit_rush_search_study.main(["--games", "3", "--cross", "1", "--worlds", "1", "--levels", "hard",
+                                   "--out", str(out)])
+    before = json.loads(out.read_text())
+    summit_rush_search_study.main(["--add", "--levels", "--untimed", "stock_10_no_wrap", "--games", "2", "--cross",
+                                   "1", "--out", str(out)])
+    result = json.loads(out.read_text())
+    assert result["levels"] == before["levels"]  # the timed cells stay as they were
+    [(variant, data)] = result["untimed"].items()
+    assert variant == "stock_10_no_wrap" and data["options"] == summit_rush_search_study.UNTIMED[variant]
+    cells = data["teams"]
+    assert set(cells) == {"+".join(t) for t in summit_rush_search_study.TEAMS}
+    # The variant's own rules were played: the simple team's results are the runner's on that variant.
+    from cardzoo.evaluation.runner import Matchup, run
+
+    runner = run(Matchup.of("summit_rush_v0", ["simple"], **summit_rush_search_study.UNTIMED[variant], talk=False),
+                 2, workers=1)
+    assert cells["simple+simple"]["results"] == "".join("W" if r["outcome"] == "win" else "L" for r in runner)
+    assert all(cells["+".join(t)]["games"] == (2 if t[0] == t[1] else 1) for t in summit_rush_search_study.TEAMS)
+    assert out.with_suffix(".csv").read_text().count("\n") == 1 + 4 + 4
+    with pytest.raises(SystemExit):  # nothing to add
+        summit_rush_search_study.main(["--add", "--levels", "--out", str(out)])
+
+    monkeypatch.setattr(report, "RESULTS", tmp_path)
+    section = Section("summit_rush")
+    text = "\n".join(search_report.summit_rush(section, {}))
+    c = cells["search+search"]
+    assert f"| stock_10_no_wrap | {100 * c['rate']:.1f}% [" in text
+    assert ("summit_rush", variant, "search") in {(r.game, r.setting, r.source) for r in section.rows}
+    assert search_report.untimed_cell(variant).startswith(f"{100 * c['rate']:.1f}% of 2; ")
+    assert search_report.untimed_cell("tripeaks") == "–"
