@@ -39,7 +39,11 @@ seat or the agent's seed) and ``team_seed``, which both seats share like a conve
 Each seat then plays its own pile's event of that joint move, so the team never reaches for one card twice. A
 module-level memo keyed by the public observation lets the second seat reuse the first seat's result (a memo of a
 pure function of what both see). With a partner that runs another strategy, the seat still plays its part of the
-best joint move; the cross-play rows of the results show what that costs.
+best joint move; the cross-play rows of the results show what that costs. One thing it reads from the partner: a
+table that did not change although the joint move gave the partner an event (in a search team some seat acts every
+tick, so this never happens there). Then the partner follows another plan -- the simple strategy turns by its own
+rule -- and the seat plays the blueprint's joint move, and after a second such tick a move of its own (a turn
+first): without this, the two seats waited for each other until the tick cap in untimed games.
 
 Budget and time. A decision costs ``candidates x worlds`` rollouts of at most ``depth`` ticks (each tick a
 blueprint move per pile and :func:`rules.play_tick`); a tick with one candidate is not searched. With the defaults
@@ -303,9 +307,10 @@ class SummitRushSearch:
         self.reset(seed)
 
     def reset(self, seed: int | None = None) -> None:
-        """Nothing to forget: every decision is a function of the current observation alone. The seed is not
-        used: both seats must sample the same worlds, so the search's randomness comes from the public table and
-        ``team_seed``."""
+        """Forget the last decision (what a stalled partner is told from). The seed is not used: both seats must
+        sample the same worlds, so the search's randomness comes from the public table and ``team_seed``."""
+        self._last: tuple | None = None  # (the table at the last decision, without the clock; that joint move)
+        self._stalled = 0  # decisions in a row at which the table was as at the one before
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         bits = int.from_bytes(np.packbits(observation.view(np.uint8), bitorder="little").tobytes(), "little")
@@ -326,9 +331,31 @@ class SummitRushSearch:
             if len(_MEMO) > 64:
                 _MEMO.clear()
             joint = _MEMO[key] = search(pub, self.worlds, self.depth, self.z, self.team_seed)
+        joint = self._unstall(pub, joint, legal)
         action = joint[pub.table.seat]
         if not legal >> action & 1:
             raise ValueError(f"the search chose action {action}, which the mask forbids: the observation and the "
                              "mask disagree")
         return action
+
+    def _unstall(self, pub: Public, joint: tuple[int, ...], legal: int) -> tuple[int, ...]:
+        """The joint move to play, given that the partner may not be playing its part of it.
+
+        In a search team the table changes every tick: some seat acts, and no two events collide. A table that
+        did not change although the last joint move gave the partner an event means the partner plays another
+        policy -- the simple strategy, say, which turns by its own rule. The search's choice would then be the
+        same at the same table, and each seat would wait for the other for ever (untimed games end only at the
+        tick cap). So the seat falls back to the blueprint's joint move (what a simple partner does), and after a
+        second such tick plays any move of its own (a turn first: it cannot take a card from the partner)."""
+        table, seat, wait = pub.key[:-1], pub.table.seat, N_PEAKS * pub.piles + 1
+        last, self._last = self._last, (table, joint)
+        if last is None or last[0] != table or all(a == wait for p, a in enumerate(last[1]) if p != seat):
+            self._stalled = 0
+            return joint
+        self._stalled += 1
+        joint = blueprint_joint(pub)
+        if self._stalled == 1 or joint[seat] != wait:
+            return joint
+        mine = [a for a in (wait - 1, *range(seat, wait - 1, pub.piles)) if legal >> a & 1]
+        return joint if not mine else (*joint[:seat], mine[0], *joint[seat + 1:])
 

@@ -264,3 +264,45 @@ def test_study_plays_the_documents_untimed_variants_and_the_report_shows_them(tm
     assert ("summit_rush", variant, "search") in {(r.game, r.setting, r.source) for r in section.rows}
     assert search_report.untimed_cell(variant).startswith(f"{100 * c['rate']:.1f}% of 2; ")
     assert search_report.untimed_cell("tripeaks") == "–"
+
+
+@pytest.mark.parametrize("search_seat, deal", [(0, 0), (1, 1)])
+def test_a_search_seat_with_a_partner_that_turns_by_another_rule_does_not_wait_for_ever(search_seat, deal):
+    """Untimed, 12 each (deal 0 with search in seat 0): the search's joint move has the simple partner turn while
+    the simple strategy has the search seat turn; each waited for the other until the tick cap. The seat now sees
+    that its partner did not play its part (the table did not change) and plays the blueprint's move, then a move
+    of its own."""
+    from cardzoo.evaluation import summit_rush_search_study as study
+    from cardzoo.evaluation.runner import agent_seed
+
+    env = study.make_env("stock_12")
+    search = summit_rush_search.SummitRushSearch()
+    agents = [search, make_agent("simple", "summit_rush_v0")][:: 1 if search_seat == 0 else -1]
+    obs, _ = env.reset(seed=deal)
+    for seat, agent in enumerate(agents):
+        agent.reset(agent_seed(deal, seat))
+    stalls = 0
+    while env.agents:
+        actions = {n: agents[i].act(obs[n]["observation"], obs[n]["action_mask"])
+                   for i, n in enumerate(env.possible_agents)}
+        stalls += search._stalled > 0
+        obs, _, _, _, infos = env.step(actions)
+    assert infos["player_0"]["outcome"] in ("win", "stuck") and env.game.tick < 200
+    assert stalls  # the fallback was what ended the wait
+
+
+def test_a_search_team_never_takes_its_partner_for_stalled():
+    from cardzoo.evaluation import summit_rush_search_study as study
+
+    for setting in ("stock_12", "hard"):
+        env = study.make_env(setting)
+        team = [summit_rush_search.SummitRushSearch(worlds=4) for _ in range(2)]
+        for seed in range(3):
+            obs, _ = env.reset(seed=seed)
+            for agent in team:
+                agent.reset()
+            while env.agents:
+                actions = {n: team[i].act(obs[n]["observation"], obs[n]["action_mask"])
+                           for i, n in enumerate(env.possible_agents)}
+                assert team[0]._stalled == team[1]._stalled == 0
+                obs, _, _, _, _ = env.step(actions)
