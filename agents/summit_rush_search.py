@@ -310,8 +310,10 @@ class SummitRushSearch:
     def reset(self, seed: int | None = None) -> None:
         """Forget the last decision (what a stalled partner is told from). The seed is not used: both seats must
         sample the same worlds, so the search's randomness comes from the public table and ``team_seed``."""
-        self._last: tuple | None = None  # (the table at the last decision, without the clock; that joint move)
-        self._stalled = 0  # decisions in a row at which the table was as at the one before
+        # Per seat (one agent may serve both): the table at its last decision, without the clock, and that joint
+        # move; and how many decisions in a row found the table as at the one before.
+        self._last: dict[int, tuple] = {}
+        self.stalled: dict[int, int] = {}
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         bits = int.from_bytes(np.packbits(observation.view(np.uint8), bitorder="little").tobytes(), "little")
@@ -349,13 +351,13 @@ class SummitRushSearch:
         tick cap). So the seat falls back to the blueprint's joint move (what a simple partner does), and after a
         second such tick plays any move of its own (a turn first: it cannot take a card from the partner)."""
         table, seat, wait = pub.key[:-1], pub.table.seat, N_PEAKS * pub.piles + 1
-        last, self._last = self._last, (table, joint)
+        last, self._last[seat] = self._last.get(seat), (table, joint)
         if last is None or last[0] != table or all(a == wait for p, a in enumerate(last[1]) if p != seat):
-            self._stalled = 0
+            self.stalled[seat] = 0
             return joint
-        self._stalled += 1
+        self.stalled[seat] += 1
         joint = blueprint_joint(pub)
-        if self._stalled == 1 or joint[seat] != wait:
+        if self.stalled[seat] == 1 or joint[seat] != wait:
             return joint
         mine = [a for a in (wait - 1, *range(seat, wait - 1, pub.piles)) if legal >> a & 1]
         return joint if not mine else (*joint[:seat], mine[0], *joint[seat + 1:])

@@ -285,7 +285,7 @@ def test_a_search_seat_with_a_partner_that_turns_by_another_rule_does_not_wait_f
     while env.agents:
         actions = {n: agents[i].act(obs[n]["observation"], obs[n]["action_mask"])
                    for i, n in enumerate(env.possible_agents)}
-        stalls += search._stalled > 0
+        stalls += search.stalled[search_seat] > 0
         obs, _, _, _, infos = env.step(actions)
     assert infos["player_0"]["outcome"] in ("win", "stuck") and env.game.tick < 200
     assert stalls  # the fallback was what ended the wait
@@ -304,5 +304,24 @@ def test_a_search_team_never_takes_its_partner_for_stalled():
             while env.agents:
                 actions = {n: team[i].act(obs[n]["observation"], obs[n]["action_mask"])
                            for i, n in enumerate(env.possible_agents)}
-                assert team[0]._stalled == team[1]._stalled == 0
+                assert team[0].stalled == {0: 0} and team[1].stalled == {1: 0}
                 obs, _, _, _, _ = env.step(actions)
+
+
+def test_one_search_agent_serving_both_seats_keeps_each_seats_stall_apart():
+    """Asked for seat 0 and then seat 1 on the same table (one agent for the team, as some loops use it), the agent
+    must not take the second call for a stalled partner; its moves equal those of one agent per seat."""
+    from cardzoo.evaluation import summit_rush_search_study as study
+
+    env = study.make_env("normal")
+    shared, own = summit_rush_search.SummitRushSearch(worlds=4), [summit_rush_search.SummitRushSearch(worlds=4)
+                                                                  for _ in range(2)]
+    obs, _ = env.reset(seed=5)
+    while env.agents:
+        actions = {}
+        for i, name in enumerate(env.possible_agents):
+            o, m = obs[name]["observation"], obs[name]["action_mask"]
+            actions[name] = shared.act(o, m)
+            assert actions[name] == own[i].act(o, m)
+        obs, _, _, _, _ = env.step(actions)
+    assert shared.stalled == {0: 0, 1: 0}
