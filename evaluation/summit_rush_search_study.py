@@ -198,13 +198,17 @@ def partner_cells(level: str, partner: str, games: int, worlds: int, simple: str
     return cells
 
 
+def settings_cells(result: dict) -> list[tuple[str, dict]]:
+    """(level or untimed variant, its teams' cells) for every setting of a result file, the timed levels first."""
+    return [*result["levels"].items(), *((v, u["teams"]) for v, u in result.get("untimed", {}).items())]
+
+
 def write_csv(result: dict, path: Path) -> None:
     with path.open("w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["level", "team", "games", "wins", "rate", "low", "high", "stuck", "time", "collisions",
                     "vs_simple", "vs_simple_low", "vs_simple_high", "mcnemar_p", "ms_per_decision"])
-        settings = [*result["levels"].items(), *((k, u["teams"]) for k, u in result.get("untimed", {}).items())]
-        for level, cells in settings:
+        for level, cells in settings_cells(result):
             for team, c in cells.items():
                 v = c.get("vs_simple", {})
                 w.writerow([level, team, c["games"], c["wins"], f"{c['rate']:.4f}", f"{c['low']:.4f}",
@@ -265,7 +269,7 @@ def main(argv: list[str] | None = None) -> None:
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(result, indent=1) + "\n")
     write_csv(result, out.with_suffix(".csv"))
-    for level, cells in [*result["levels"].items(), *((k, u["teams"]) for k, u in result.get("untimed", {}).items())]:
+    for level, cells in settings_cells(result):
         for team, c in cells.items():
             v = c.get("vs_simple")
             extra = f", vs simple {100 * v['difference']:+.1f} [{100 * v['low']:+.1f}, {100 * v['high']:+.1f}]" \
