@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import tracemalloc
 import zipfile
 from pathlib import Path
@@ -252,6 +253,31 @@ def test_a_zip_bomb_is_refused_without_inflating_it(tmp_path):
     finally:
         tracemalloc.stop()
     assert peak < 2_000_000  # the file's bytes, not the inflated array
+
+
+def test_a_zip_directory_that_understates_a_size_is_refused_without_inflating_more(tmp_path):
+    """A member whose directory says 65,664 bytes but which inflates to 36 MB: read up to the stated size, then the
+    CRC of what was read does not match."""
+    members = _members()
+    w1 = members["w1.npy"]
+    path = _zip(tmp_path / "liar.npz", {**members, "w1.npy": w1 + bytes(36_000_000)})
+    data = bytearray(path.read_bytes())
+    true_size = (len(w1) + 36_000_000).to_bytes(4, "little")
+    for signature, offset in ((b"PK\x03\x04", 22), (b"PK\x01\x02", 24)):  # local header, central directory
+        headers = [m.start() for m in re.finditer(re.escape(signature), data)
+                   if data[m.start() + offset:m.start() + offset + 4] == true_size]
+        assert len(headers) == 1
+        data[headers[0] + offset:headers[0] + offset + 4] = len(w1).to_bytes(4, "little")
+    path.write_bytes(bytes(data))
+    assert zipfile.ZipFile(path).getinfo("w1.npy").file_size == len(w1)
+    tracemalloc.start()
+    try:
+        with pytest.raises(PolicyError, match=r"not a cardzoo policy file: BadZipFile: Bad CRC-32 for file 'w1.npy'"):
+            NumpyPolicy(path)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 2_000_000
 
 
 def test_size_limits_in_all(tmp_path, monkeypatch):
