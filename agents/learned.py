@@ -3,23 +3,22 @@
 A policy file (``.npz``) holds the actor of an sb3-contrib ``MaskablePPO`` MLP policy -- the hidden layers'
 weights and biases, the action layer, the activation -- and a JSON ``meta`` entry that records the env, how it was
 trained (command, seed, steps, wall time) and its observation size. ``cardzoo.training.export`` writes them;
-the shipped ones are in ``cardzoo/agents/policies``.
+the shipped ones are in ``cardzoo/agents/policies``. A policy file is untrusted input: ``cardzoo.agents.policy_file``
+checks it whole (sizes, array names, dtypes, shapes, the action width, finite values) before any array is used, and
+refuses it with a ``PolicyError`` naming the file and the first problem.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
-import zipfile
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from cardzoo.envs.common.errors import OptionError, PolicyError
+from cardzoo.envs.common.errors import OptionError
 
-ACTIVATIONS = {"tanh": np.tanh, "relu": lambda x: np.maximum(x, 0.0)}
+from .policy_file import ACTIVATIONS, read_policy
 
 
 def shipped_policy(name: str) -> Path:
@@ -35,31 +34,16 @@ class NumpyPolicy:
     """The actor network of a policy file."""
 
     def __init__(self, path: str | Path):
-        where = f"policy file {str(path)!r}"
-        try:
-            self.digest = hashlib.sha1(Path(path).read_bytes()).hexdigest()[:12]  # which weights, for result caches
-            with np.load(path, allow_pickle=False) as data:
-                self.meta: dict[str, Any] = json.loads(str(data["meta"]))
-                n = self.meta["layers"]
-                self.weights = [(data[f"w{i}"], data[f"b{i}"]) for i in range(n)]
-                self.action = (data["action_w"], data["action_b"])
-            self.observation_size = int(self.meta["observation_size"])  # of the env's observation vector
-            activation = self.meta["activation"]
-        except FileNotFoundError:
-            raise PolicyError(f"{where} does not exist") from None
-        except KeyError as err:
-            raise PolicyError(f"{where} is missing an entry ({err.args[0]}): not a cardzoo policy file?") from None
-        except (OSError, EOFError, ValueError, TypeError, zipfile.BadZipFile) as err:  # not an npz, or garbage
-            raise PolicyError(f"{where} is not a cardzoo policy file: {type(err).__name__}: {err}") from None
-        if activation not in ACTIVATIONS:
-            raise PolicyError(f"{where} uses activation {activation!r}; known: {', '.join(ACTIVATIONS)}")
-        self.activation = ACTIVATIONS[activation]
+        policy = read_policy(path)  # every check first: a policy file is untrusted input
+        self.meta: dict[str, Any] = policy.meta
+        self.digest = policy.digest  # which weights, for result caches
+        self.weights, self.action = policy.weights, policy.action
+        self.observation_size = self.meta["observation_size"]  # of the env's observation vector
+        self.activation = ACTIVATIONS[self.meta["activation"]]
         self.features = None
         if self.meta.get("features"):
             from .features import FEATURES
 
-            if self.meta["features"] not in FEATURES:
-                raise PolicyError(f"{where} reads features {self.meta['features']!r}; known: {', '.join(FEATURES)}")
             self.features, extra = FEATURES[self.meta["features"]]
             self.observation_size -= extra
 
