@@ -44,7 +44,7 @@ BUILDERS = {
 PAIRS = [(b, o) for b, (_, options) in BUILDERS.items() for o in options]
 # what a message says the allowed values are, by kind of option
 ALLOWED = ("is not one of [", "must be an integer in ", "must be True or False", "must be a finite number in ",
-           "out of range ")
+           "out of range ", "the clock must hold 1..")
 
 HOSTILE = st.one_of(
     st.lists(st.integers(), max_size=3), st.lists(st.lists(st.text(max_size=3), max_size=2), max_size=2),
@@ -78,6 +78,24 @@ def test_hostile_option_values_are_option_errors_naming_option_value_and_allowed
         assert name in message and len(message) < 400, message
         assert any(allowed in message for allowed in ALLOWED), message
     # anything else (a TypeError, a ValueError from numpy) fails the test
+
+
+# a fixed grid besides hypothesis's draws: every option of every constructor gets each of these
+GRID = [[1], [[["a"]]], {"a": 1}, 1.5, float("nan"), float("inf"), None, True, False, "x" * 1_000_000, "", "normal",
+        2**80, -(2**80), 10**400, np.array([1, 2]), np.array(["normal"]), np.float64("nan"), {1, 2}, b"normal",
+        object(), np.int64(2), np.bool_(True), 0, -1, 3, 0.125, 1e-300, 1e300, (1,), "3"]
+
+
+@pytest.mark.parametrize("builder", BUILDERS)
+def test_every_option_with_every_hostile_value_of_a_grid(builder):
+    for name in BUILDERS[builder][1]:
+        for value in GRID:
+            try:
+                _build(builder, name, value)
+            except OptionError as err:
+                message = str(err)
+                assert name in message and len(message) < 400, (name, message)
+                assert any(allowed in message for allowed in ALLOWED), message
 
 
 @pytest.mark.parametrize("builder", BUILDERS)

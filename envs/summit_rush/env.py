@@ -213,8 +213,8 @@ def make_config(level: str = "normal", players: int | None = None, solo: bool = 
                           wrap=flag("wrap", wrap), max_ticks=int_in("max_ticks", max_ticks, *MAX_TICKS_RANGE),
                           talk=talk)
     if config.ticks is not None and not 1 <= config.ticks <= MAX_CLOCK_TICKS:
-        raise OptionError(f"time_limit={time_limit} is {config.ticks} whole actions of {spa} s; the clock must hold "
-                          f"1..{MAX_CLOCK_TICKS} actions")
+        raise OptionError(f"time_limit={time_limit} with seconds_per_action={spa} is {config.ticks} whole actions; the "
+                          f"clock must hold 1..{MAX_CLOCK_TICKS} actions")
     return config
 
 
