@@ -372,7 +372,8 @@ class BatchedEnv:
     def _restart(self, ended: np.ndarray, movers: np.ndarray) -> None:
         """Keep the ended games' records and deal the next seeds of the stream into their slots."""
         if self.next_seed + len(ended) - 1 > MAX_SEED:
-            raise OptionError(f"the seed stream ran past {MAX_SEED}; reset() with smaller seeds or a next_seed")
+            raise OptionError(f"the seed stream ran past {MAX_SEED}: this step was not played (the engine is as it "
+                              "was); reset() with smaller seeds or a next_seed")
         new = self.next_seed + np.arange(len(ended), dtype=np.int64)
         seeds, history, length = self._finished
         seeds[ended] = self.seeds[ended]
