@@ -15,6 +15,7 @@ from .common.errors import (
     GameOverError,
     IllegalActionError,
     IllegalActionWarning,
+    NotResetError,
     OptionError,
     RecordError,
 )
@@ -22,5 +23,5 @@ from .common.record import make_env, replay, save
 
 __version__ = version("cardzoo")  # the installed distribution's (pyproject.toml)
 
-__all__ = ["CardzooError", "DeckError", "GameOverError", "IllegalActionError", "IllegalActionWarning", "OptionError",
-           "RecordError", "make_env", "replay", "save"]
+__all__ = ["CardzooError", "DeckError", "GameOverError", "IllegalActionError", "IllegalActionWarning", "NotResetError",
+           "OptionError", "RecordError", "make_env", "replay", "save"]

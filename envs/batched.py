@@ -56,6 +56,13 @@ forbids ends that game with the single env's penalty (``rewards``; outcome ``"il
 ``illegal_action="raise"``: :class:`IllegalActionError` naming the games and moves, and nothing changes. Actions
 that are not actions at all (wrong shape, not integers, out of ``0..A-1``) always raise.
 
+Refusals change nothing. Every call the engine refuses (bad seeds, next_seed or decks; actions of the wrong shape,
+type or range; an illegal action under "raise"; a step before ``reset`` or after ``close``; a seed stream that runs
+out) raises a cardzoo error and leaves the engine exactly as it was: every array, the seed counter and the records.
+Arguments are checked, with whole-array operations, before anything changes; the one refusal that can only be seen
+midway (the stream running out when games end) happens only when ``next_seed`` is within N of the largest seed, and
+such steps run on a copy of the state that is put back if they fail.
+
 Writing an engine: subclass :class:`BatchedEnv`, set the class attributes below and supply the hooks ``_start``
 (deal new games into slots), ``_legal``, ``_play`` (one decision in every game), ``_observe`` (observations of
 chosen seats in chosen slots), ``_current`` (the arrays ``reset``/``step`` return) and ``_finished_info``. This
@@ -66,17 +73,19 @@ class keeps the seeds, the records, the checks and the automatic reset. ``SeedBl
 
 from __future__ import annotations
 
+import contextlib
 import importlib
+import random
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
 from gymnasium import spaces
 
 from .common.aec import ILLEGAL_ACTION_MODES
-from .common.errors import IllegalActionError, IllegalActionWarning, OptionError
-from .common.options import int_in, one_of, plain, reject_unknown
+from .common.errors import GameOverError, IllegalActionError, IllegalActionWarning, OptionError
+from .common.options import int_in, one_of, plain, reject_unknown, shown
 
 MAX_SEED = 2**63 - 1
 
@@ -91,6 +100,75 @@ def make_batched(name: str, num_envs: int, **options: Any) -> BatchedEnv:
         raise OptionError(f"no batched engine for {name!r}; batched engines: {', '.join(sorted(ENGINES))}")
     module, cls = ENGINES[name].split(":")
     return getattr(importlib.import_module(module), cls)(num_envs, **options)
+
+
+def _as_array(value: Any, what: str, error: type[Exception]) -> np.ndarray:
+    """``np.asarray(value)``, with numpy's own refusals (a ragged list, a value that is no number) as ``error``."""
+    try:
+        return np.asarray(value)
+    except (ValueError, TypeError, OverflowError) as err:
+        raise error(f"{what} must be an array of integers, got {shown(value)} ({err})") from None
+
+
+def snapshot(obj: Any) -> list[tuple]:
+    """Everything mutable reachable from ``obj``'s attributes (arrays, lists, dicts, tuples of arrays, numbers,
+    ``random.Random`` states, and the cardzoo objects holding them), for :func:`restore`. Each entry keeps the
+    object itself and a copy of its contents, so a restore writes back into the same objects and every alias (a
+    reshaped view kept in another attribute) stays one."""
+    saved: list[tuple] = []
+    seen: set[int] = set()
+
+    def walk(holder: Any, key: Any, value: Any) -> None:
+        saved.append((holder, key, value, _contents(value)))
+        if id(value) in seen:
+            return
+        seen.add(id(value))
+        if isinstance(value, dict):
+            for k, v in list(value.items()):
+                walk(value, k, v)
+        elif isinstance(value, tuple):
+            for v in value:
+                walk(None, None, v)
+        elif type(value).__module__.startswith("cardzoo.") and hasattr(value, "__dict__"):
+            for k, v in list(vars(value).items()):
+                walk(value, k, v)
+
+    for k, v in list(vars(obj).items()):
+        walk(obj, k, v)
+    return saved
+
+
+def _contents(value: Any) -> Any:
+    if isinstance(value, np.ndarray):
+        return value.copy()
+    if isinstance(value, list):
+        return list(value)
+    if isinstance(value, random.Random):
+        return value.getstate()
+    if isinstance(value, dict):
+        return dict(value)
+    return None
+
+
+def restore(saved: list[tuple]) -> None:
+    """Put back what :func:`snapshot` saved: the same objects in the same attributes, with their old contents."""
+    for holder, key, value, contents in saved:
+        if isinstance(holder, dict):
+            holder[key] = value
+        elif holder is not None and vars(holder).get(key, _MISSING) is not value:
+            object.__setattr__(holder, key, value)
+        if isinstance(value, np.ndarray):
+            value[...] = contents
+        elif isinstance(value, list):
+            value[:] = contents
+        elif isinstance(value, random.Random):
+            value.setstate(contents)
+        elif isinstance(value, dict):
+            value.clear()
+            value.update(contents)
+
+
+_MISSING = object()
 
 
 class SeedBlocks:
@@ -149,6 +227,7 @@ class BatchedEnv:
         self.outcome = np.full(n, -1, np.int8)
         self.final_obs = np.zeros((n, self.observation_size), np.int8)
         self._started = False
+        self._closed = False
 
     # ----------------------------------------------------------------- hooks an engine supplies
     def _start(self, slots: np.ndarray, seeds: np.ndarray) -> None:
@@ -189,50 +268,79 @@ class BatchedEnv:
     # ----------------------------------------------------------------- the protocol
     def reset(self, seeds: int | Any = 0, next_seed: int | None = None):
         """Start N games: ``seeds`` an int ``s`` (games ``s..s+N-1``) or N seeds. Returns ``obs, mask, seat``."""
+        seeds, after = self._check_reset(seeds, next_seed)
+        self._reset(seeds, after)
+        return self._current_arrays()
+
+    def _check_reset(self, seeds, next_seed) -> tuple[np.ndarray, int]:
+        """The seeds and the stream's next seed of a reset, checked (nothing changes before this returns)."""
+        self._check_open("reset")
         seeds = self._check_seeds(seeds)
         if next_seed is None:  # past MAX_SEED when a game has the largest seed: the stream is then used up
-            after = int(seeds.max()) + 1
-        elif (isinstance(next_seed, bool) or not isinstance(next_seed, (int, np.integer))
-              or not 0 <= next_seed <= MAX_SEED):
-            raise OptionError(f"next_seed must be an integer in 0..{MAX_SEED}, got {next_seed!r}")
-        else:
-            after = int(next_seed)
+            return seeds, int(seeds.max()) + 1
+        if (isinstance(next_seed, (bool, np.bool_)) or not isinstance(next_seed, (int, np.integer))
+                or not 0 <= next_seed <= MAX_SEED):
+            raise OptionError(f"next_seed must be an integer in 0..{MAX_SEED}, got {shown(next_seed)}")
+        return seeds, int(next_seed)
+
+    def _reset(self, seeds: np.ndarray, after: int, **start: Any) -> None:
         self.seeds[:] = seeds
-        self.next_seed = int(after)
+        self.next_seed = after
         self._length[:] = 0
         self._finished[0][:] = -1
         self.truncated[:] = False
         self.outcome[:] = -1
-        self._start(self._slots, self.seeds.copy())
+        self._start(self._slots, self.seeds.copy(), **start)
         self._started = True
-        return self._current_arrays()
 
     def step(self, actions):
         """One decision in every game; returns ``obs, mask, seat, rewards, done`` (see the module docstring)."""
+        self._check_open("step")
         if not self._started:
-            raise IllegalActionError("step() before reset(): call reset(seeds) to start the games")
+            raise IllegalActionError("step() before reset(): call reset(seeds) first to start the games")
         actions = self._check_actions(actions)
         legal = self._legal(actions)
         illegal = np.flatnonzero(~legal)
         if len(illegal):
-            self._illegal_moves(illegal, actions)
-        self._history[self._slots, self._length] = actions
-        self._length += 1
-        movers = self._seat
-        rewards, outcome, truncated = self._play(actions)
-        if len(illegal):
-            rewards[illegal] = self._illegal_rewards(movers[illegal])
-            outcome[illegal] = self._illegal
-            truncated[illegal] = False
-        done = outcome >= 0
-        self.outcome, self.truncated = outcome, truncated
-        ended = np.flatnonzero(done)
-        if len(ended):
-            legal_ends = ended[legal[ended]]
-            self.final_obs[legal_ends] = self._observe(legal_ends, movers[legal_ends])
-            self._restart(ended, movers)
-        obs, mask, seat = self._current_arrays()
+            self._illegal_moves(illegal, actions)  # raises in strict mode, before anything has changed
+        with self._undone_on_error():
+            movers = self._seat
+            if len(illegal):  # the single env does not play an illegal move: the game ends as it stood
+                self.final_obs[illegal] = self._observe(illegal, movers[illegal])
+            self._history[self._slots, self._length] = actions
+            self._length += 1
+            rewards, outcome, truncated = self._play(actions)
+            if len(illegal):
+                rewards[illegal] = self._illegal_rewards(movers[illegal])
+                outcome[illegal] = self._illegal
+                truncated[illegal] = False
+            done = outcome >= 0
+            self.outcome, self.truncated = outcome, truncated
+            ended = np.flatnonzero(done)
+            if len(ended):
+                legal_ends = ended[legal[ended]]
+                self.final_obs[legal_ends] = self._observe(legal_ends, movers[legal_ends])
+                self._restart(ended, movers)
+            obs, mask, seat = self._current_arrays()
         return obs, mask, seat, rewards, done
+
+    def close(self) -> None:
+        """End the engine: later ``reset`` and ``step`` calls raise; records stay readable."""
+        self._closed = True
+
+    @contextlib.contextmanager
+    def _undone_on_error(self) -> Iterator[None]:
+        """Run a step's changes; when the seed stream may run out in it (``next_seed`` within N of the largest
+        seed, where every step would otherwise pay for a copy of the state), on a copy that is put back if it fails."""
+        if self.next_seed + self.num_envs - 1 <= MAX_SEED:
+            yield
+            return
+        saved = snapshot(self)
+        try:
+            yield
+        except BaseException:
+            restore(saved)
+            raise
 
     def record(self, slot: int) -> dict[str, Any]:
         """The current game of ``slot`` as the single env's ``game_record()`` (plain JSON data)."""
@@ -264,7 +372,8 @@ class BatchedEnv:
     def _restart(self, ended: np.ndarray, movers: np.ndarray) -> None:
         """Keep the ended games' records and deal the next seeds of the stream into their slots."""
         if self.next_seed + len(ended) - 1 > MAX_SEED:
-            raise OptionError(f"the seed stream ran past {MAX_SEED}; reset() with smaller seeds or a next_seed")
+            raise OptionError(f"the seed stream ran past {MAX_SEED}: this step was not played (the engine is as it "
+                              "was); reset() with smaller seeds or a next_seed")
         new = self.next_seed + np.arange(len(ended), dtype=np.int64)
         seeds, history, length = self._finished
         seeds[ended] = self.seeds[ended]
@@ -278,43 +387,47 @@ class BatchedEnv:
         self._start(ended, new)
 
     def _illegal_moves(self, illegal: np.ndarray, actions: np.ndarray) -> None:
-        """Raise (strict mode) or warn and keep each illegal game's end position for ``final_obs``."""
-        shown = ", ".join(f"game {i} (seat {self._seat[i]}, action {actions[i]})" for i in illegal[:5])
+        """Raise (strict mode) or warn (a warning made an error by a filter raises too: nothing has changed yet)."""
+        games = ", ".join(f"game {i} (seat {self._seat[i]}, action {actions[i]})" for i in illegal[:5])
         more = f" and {len(illegal) - 5} more" if len(illegal) > 5 else ""
         if self.illegal_action == "raise":
-            raise IllegalActionError(f"illegal actions the mask forbids in {shown}{more}; nothing was played. "
+            raise IllegalActionError(f"illegal actions the mask forbids in {games}{more}; nothing was played. "
                                      "Read the mask for the legal actions.")
-        warnings.warn(f"illegal actions in {shown}{more}: those games end with the penalty. Read the mask for the "
+        warnings.warn(f"illegal actions in {games}{more}: those games end with the penalty. Read the mask for the "
                       "legal actions, or use illegal_action='raise' to get an error instead.",
                       IllegalActionWarning, stacklevel=3)
-        # the single env does not play an illegal move: the game ends as it stood
-        self.final_obs[illegal] = self._observe(illegal, self._seat[illegal])
 
     def _record(self, seed: int, moves: np.ndarray) -> dict[str, Any]:
         return {"env": self.env_name, "options": plain(self.record_options), "seed": seed, "reset_options": {},
                 "actions": moves.tolist()}
 
+    def _check_open(self, method: str) -> None:
+        if self._closed:
+            raise GameOverError(f"{method}() after close(): this engine is closed; make a new one")
+
     def _check_slot(self, slot: int) -> None:
         if isinstance(slot, bool) or not isinstance(slot, (int, np.integer)) or not 0 <= slot < self.num_envs:
-            raise OptionError(f"slot must be an integer in 0..{self.num_envs - 1}, got {slot!r}")
+            raise OptionError(f"slot must be an integer in 0..{self.num_envs - 1}, got {shown(slot)}")
         if not self._started:
             raise OptionError("no games yet: call reset(seeds) first")
 
     def _check_seeds(self, seeds) -> np.ndarray:
         n = self.num_envs
         if isinstance(seeds, (int, np.integer)) and not isinstance(seeds, (bool, np.bool_)):
-            if not 0 <= seeds <= MAX_SEED - n:
-                raise OptionError(f"seeds={seeds} must be in 0..{MAX_SEED - n} (games seeds..seeds+{n - 1})")
+            if not 0 <= seeds <= MAX_SEED - n + 1:
+                raise OptionError(f"seeds={shown(seeds)} must be in 0..{MAX_SEED - n + 1} "
+                                  f"(games seeds..seeds+{n - 1})")
             return np.arange(n, dtype=np.int64) + int(seeds)
-        array = np.asarray(seeds)
+        array = _as_array(seeds, "seeds", OptionError)
         if array.shape != (n,) or not np.issubdtype(array.dtype, np.integer):
-            raise OptionError(f"seeds must be an int or {n} integers (one per game), got {array.dtype} {array.shape}")
+            raise OptionError(f"seeds must be an int or {n} integers (one per game), got {shown(seeds)} "
+                              f"({array.dtype} {array.shape})")
         if (array < 0).any() or (array.astype(np.uint64) > MAX_SEED).any():
             raise OptionError(f"seeds must be in 0..{MAX_SEED}; got {array[(array < 0) | (array > MAX_SEED)][:3]}")
         return array.astype(np.int64)
 
     def _check_actions(self, actions) -> np.ndarray:
-        array = np.asarray(actions)
+        array = _as_array(actions, "actions", IllegalActionError)
         if array.shape != (self.num_envs,):
             raise IllegalActionError(f"actions must have shape ({self.num_envs},), one per game; got {array.shape}")
         if not np.issubdtype(array.dtype, np.integer):

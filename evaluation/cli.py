@@ -74,6 +74,8 @@ def _options(pairs: list[str]) -> dict:
             options[key] = json.loads(value)
         except json.JSONDecodeError:
             options[key] = value
+        except RecursionError:  # the env names any other bad value; this one never reaches it
+            raise CommandError(f"option {key}: its value is nested too deeply to be an option") from None
     return options
 
 

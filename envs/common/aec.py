@@ -8,12 +8,14 @@ a stream seeded by the last explicit seed (or by fresh entropy). Every game ther
 own, which ``game_record()`` stores so that :func:`cardzoo.envs.replay` can rebuild it exactly.
 
 Illegal moves follow PettingZoo's classic-game convention by default (``illegal_action="penalize"``): an in-range
-action the mask forbids ends the game with a penalty and an :class:`IllegalActionWarning`, and the record keeps
-the move, so a replay ends the same way. ``illegal_action="raise"`` is the strict mode: the move raises
-:class:`IllegalActionError` and changes nothing. A value that is not an action at all always raises.
+action the mask forbids ends the game with a penalty and an :class:`IllegalActionWarning` (every agent's mask is
+then empty, as after any end), and the record keeps the move, so a replay ends the same way.
+``illegal_action="raise"`` is the strict mode: the move raises :class:`IllegalActionError` and changes nothing. A
+value that is not an action at all always raises.
 
 The game's state lives in ``self.game`` (``None`` before the first reset); ``state()`` is PettingZoo's global
-state vector for centralised critics.
+state vector for centralised critics. Every method that needs a game, called before the first reset, raises
+:class:`NotResetError` ("call reset() first").
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from typing import Any
 import numpy as np
 from pettingzoo import AECEnv
 
-from .errors import GameOverError, IllegalActionError, IllegalActionWarning, OptionError
+from .errors import GameOverError, IllegalActionError, IllegalActionWarning, NotResetError, OptionError
 from .options import one_of, plain, seed_value
 from .render import show
 
@@ -49,6 +51,7 @@ class CardGameAEC(AECEnv):
             one_of("render_viewer", self.render_viewer, self.possible_agents)
         self._options = plain(options)
         self.game = None
+        self._ended = False  # the game is over, by its rules or by a penalised illegal move
         self._seed_stream = np.random.default_rng()
         self._record: dict[str, Any] | None = None
         self._agent_index = {a: i for i, a in enumerate(self.possible_agents)}
@@ -132,6 +135,7 @@ class CardGameAEC(AECEnv):
         if seed is not None:
             self._seed_stream = np.random.default_rng([seed, 0x5EED])
         self.game = game
+        self._ended = False
         self._record = {
             "env": self.env_name,
             "options": self._game_options(),
@@ -149,18 +153,25 @@ class CardGameAEC(AECEnv):
         self.outcome_info: dict[str, Any] = {}
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        seat = self._agent_index[agent]
         if self.game is None:
-            raise GameOverError("observe() before reset(): call reset() to start a game")
-        if not self._is_over() and seat == self._seat_to_move():
+            raise NotResetError("observe() before reset(): call reset() first to start a game")
+        seat = self._agent_index[agent]
+        # _ended, not _is_over(): a penalised illegal move ends the game with the position as it stood, and then
+        # nobody may move either (PettingZoo's convention: every final mask is empty)
+        if not self._ended and seat == self._seat_to_move():
             mask = self._legal_mask()
         else:
             mask = np.zeros(self.action_spaces[agent].n, dtype=np.int8)
         return {"observation": self._observation(seat), "action_mask": mask}
 
+    def last(self, observe: bool = True):
+        if self.game is None:
+            raise NotResetError("last() before reset(): call reset() first to start a game")
+        return super().last(observe)
+
     def step(self, action) -> None:
         if self.game is None:
-            raise GameOverError("step() before reset(): call reset() to start a game")
+            raise NotResetError("step() before reset(): call reset() first to start a game")
         if not self.agents:
             raise GameOverError("the game is over and every agent has been removed; call reset() to play again")
         agent = self.agent_selection
@@ -192,6 +203,7 @@ class CardGameAEC(AECEnv):
         for a, r in zip(self.possible_agents, step_rewards, strict=True):
             self.rewards[a] = r
         if finished:
+            self._ended = True
             ended = self.truncations if legal and self._is_cut_off() else self.terminations
             for a in self.agents:
                 ended[a] = True
@@ -236,14 +248,14 @@ class CardGameAEC(AECEnv):
     def game_record(self) -> dict[str, Any]:
         """The game so far as plain JSON-ready data (a copy): env name, options, seed, reset options, actions."""
         if self._record is None:
-            raise GameOverError("no game has been started; call reset() first")
+            raise NotResetError("game_record() before reset(): no game has been started; call reset() first")
         return plain(self._record)
 
     def state(self) -> np.ndarray:
         """The global state for centralised critics (``state_space``): every player's observation followed by the
         cards no player sees. It holds hidden information, so it is for training critics, never for acting."""
         if self.game is None:
-            raise GameOverError("state() before reset(): call reset() to start a game")
+            raise NotResetError("state() before reset(): call reset() first to start a game")
         return self._state_vector()
 
     def render(self):

@@ -25,6 +25,12 @@ class GameOverError(CardzooError, RuntimeError):
     """A step after the game has ended (or before the first ``reset``)."""
 
 
+class NotResetError(GameOverError, AssertionError):
+    """A method that needs a game (``observe``, ``last``, ``state``, ``render``, ``step``, ...) called before the first
+    ``reset()``. Also an ``AssertionError``: PettingZoo's order-enforcing wrapper raises that in the same case, so code
+    written against it still catches this."""
+
+
 class RecordError(CardzooError, ValueError):
     """A game record (or a file holding one) that cannot be replayed: missing keys, wrong kinds, tampered moves."""
 

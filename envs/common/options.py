@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import difflib
 import math
+import operator
+import reprlib
 import warnings
 from collections.abc import Collection, Mapping
 from typing import Any
@@ -17,8 +19,26 @@ class UnknownResetOptionWarning(UserWarning):
     """``reset(options={"options": ...})``: PettingZoo's API-test probe, ignored with this warning."""
 
 
+MAX_DEPTH = 32  # the deepest option value plain() copies (a deck is a list: depth 1)
+
 # PettingZoo's API tests call reset(seed=0, options={"options": 1}) only to check that reset takes an options dict.
 PROBE_KEY = "options"
+
+
+# Option values come from users and command lines: a message quotes them shortened, so a 40 MB string or a deeply
+# nested list gives a readable line, never a wall of text.
+_SHORT = reprlib.Repr()
+_SHORT.maxstring = _SHORT.maxother = 40
+_SHORT.maxlist = _SHORT.maxtuple = _SHORT.maxdict = _SHORT.maxset = 4
+_SHORT.maxlevel = 2
+
+
+def shown(value: Any) -> str:
+    """``repr(value)`` cut to a readable length (for error messages quoting untrusted values)."""
+    try:
+        return _SHORT.repr(value)
+    except Exception:  # a value whose repr fails is still named by its type
+        return f"<{type(value).__name__}>"
 
 
 def _unknown_message(given: Mapping[str, Any], known: Collection[str], what: str) -> str | None:
@@ -27,8 +47,8 @@ def _unknown_message(given: Mapping[str, Any], known: Collection[str], what: str
         return None
     hints = []
     for k in unknown:
-        close = difflib.get_close_matches(str(k), list(known), n=1)
-        hints.append(f"{k!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
+        close = difflib.get_close_matches(str(k)[:100], list(known), n=1)
+        hints.append(shown(k) + (f" (did you mean {close[0]!r}?)" if close else ""))
     return f"unknown {what} {', '.join(hints)}; known {what}s: {', '.join(sorted(known))}"
 
 
@@ -53,33 +73,42 @@ def check_reset_options(given: Mapping[str, Any], known: Collection[str]) -> Non
 
 
 def one_of(name: str, value: Any, choices: Collection[Any]) -> Any:
-    if value not in choices:
-        raise OptionError(f"option {name}={value!r} is not one of {sorted(choices, key=str)}")
-    return value
+    """``value`` if it is one of ``choices`` (strings, or None). Anything else, of any type (a list, a dict, an
+    array: ``in`` would raise its own TypeError or compare element-wise), is an :class:`OptionError`."""
+    if (value is None or isinstance(value, str)) and value in choices:
+        return value
+    raise OptionError(f"option {name}={shown(value)} is not one of {sorted(choices, key=str)}")
 
 
 def int_in(name: str, value: Any, low: int, high: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int,)) and not hasattr(value, "__index__"):
-        raise OptionError(f"option {name} must be an integer in {low}..{high}, got {value!r}")
-    value = int(value)
+    wanted = f"option {name} must be an integer in {low}..{high}, got {shown(value)}"
+    if isinstance(value, (bool, np.bool_)):
+        raise OptionError(wanted)
+    try:  # ints and numpy integers; floats, strings, arrays and lists are refused, never rounded or converted
+        value = operator.index(value)
+    except TypeError:
+        raise OptionError(wanted) from None
     if not low <= value <= high:
-        raise OptionError(f"option {name}={value} is out of range {low}..{high}")
+        raise OptionError(f"option {name}={shown(value)} is out of range {low}..{high}")
     return value
 
 
 def flag(name: str, value: Any) -> bool:
     if not isinstance(value, (bool, np.bool_)):
-        raise OptionError(f"option {name} must be True or False, got {value!r}")
+        raise OptionError(f"option {name} must be True or False, got {shown(value)}")
     return bool(value)
 
 
 def number(name: str, value: Any, low: float = float("-inf"), high: float = float("inf")) -> float:
     """A finite real number in ``low..high`` (NaN and infinities are refused: records must stay plain JSON)."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise OptionError(f"option {name} must be a number, got {value!r}")
-    value = float(value)
+        raise OptionError(f"option {name} must be a finite number in {low}..{high}, got {shown(value)}")
+    try:
+        value = float(value)
+    except OverflowError:  # an int past float's range
+        value = math.inf if value > 0 else -math.inf
     if not math.isfinite(value) or not low <= value <= high:
-        raise OptionError(f"option {name}={value} is out of range {low}..{high}")
+        raise OptionError(f"option {name}={shown(value)} is out of range {low}..{high} (a finite number)")
     return value
 
 
@@ -93,10 +122,13 @@ def seed_value(seed: Any) -> int:
     return int(seed)
 
 
-def plain(value: Any) -> Any:
+def plain(value: Any, _depth: int = 0) -> Any:
     """``value`` as plain JSON data, copied: numpy scalars become Python numbers, tuples and arrays lists, dicts
     are copied key by key. Records hold only such copies, so a caller changing its deck list later cannot change a
-    recorded game, and ``json.dumps`` never meets an ``int64``."""
+    recorded game, and ``json.dumps`` never meets an ``int64``. Data nested deeper than any option needs is refused
+    (it would otherwise be a RecursionError)."""
+    if _depth > MAX_DEPTH:
+        raise OptionError(f"an option value nested more than {MAX_DEPTH} deep cannot be an option or be recorded")
     if isinstance(value, (bool, np.bool_)):
         return bool(value)
     if isinstance(value, (int, np.integer)):
@@ -107,7 +139,7 @@ def plain(value: Any) -> Any:
             raise OptionError(f"{value} cannot be recorded: only finite numbers are allowed")
         return value
     if isinstance(value, Mapping):
-        return {str(k): plain(v) for k, v in value.items()}
+        return {str(k): plain(v, _depth + 1) for k, v in value.items()}
     if isinstance(value, (list, tuple, np.ndarray)):
-        return [plain(v) for v in value]
+        return [plain(v, _depth + 1) for v in value]
     return value

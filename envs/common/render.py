@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from .cards import RANKS, card_pretty
-from .errors import OptionError
+from .errors import NotResetError, OptionError
 
 # 8-pixel-wide glyphs, one int per row (bit x = column x), 9 rows; cut from a public-domain bitmap font.
 _FONT = {
@@ -138,13 +138,17 @@ class Canvas:
         self.suit(x + 9, y + 20, s, scale=2)
 
 
+class RenderBeforeResetError(NotResetError, OptionError):
+    """``render()`` before ``reset()``: a :class:`NotResetError`, and an ``OptionError`` as it was before it."""
+
+
 def show(render_mode: str | None, started: bool, text, image):
     """What ``render()`` returns for a render mode: ``image()`` for "rgb_array", ``text()`` for "ansi", and for
     "human" the text printed. ``text`` and ``image`` are called only when needed."""
     if render_mode is None:
         raise OptionError("render() needs a render_mode: pass render_mode='ansi', 'human' or 'rgb_array'")
     if not started:
-        raise OptionError("render() before reset(): there is no table to show yet")
+        raise RenderBeforeResetError("render() before reset(): there is no table to show yet; call reset() first")
     if render_mode == "rgb_array":
         return image()
     if render_mode == "human":

@@ -44,7 +44,7 @@ import numpy as np
 from ..batched import BatchedEnv, SeedBlocks
 from ..common.cards import SUIT_MASKS
 from ..common.generators import permutations
-from ..common.options import number
+from ..common.options import number, reject_unknown
 from . import rules
 from .env import AGENTS, make_config
 from .observer import LAYOUT
@@ -117,10 +117,12 @@ class RopeTeamBatched(BatchedEnv):
     env_options = ("level", "ropes", "trumps", "max_deals", "open_hands", "shaping", "illegal_action")
 
     def __init__(self, num_envs: int, **options: Any):
-        super().__init__(num_envs, options)
+        # the game's options are checked first: the base class copies them all into the records' options
+        reject_unknown(options, self.env_options, "option")
         game = {k: options[k] for k in ("level", "ropes", "trumps", "max_deals", "open_hands") if k in options}
         self.config = cfg = make_config(**game)
         self.shaping = number("shaping", options.get("shaping", 0.0))
+        super().__init__(num_envs, options)
         n = self.num_envs
         self._pair = self._slots * 2  # index of seat 0's entry in the flattened [N, 2] arrays
         self.hands = np.zeros((n, 2), np.uint64)

@@ -18,7 +18,8 @@ Action space: ``Discrete(52)``; action ``c`` plays card ``c`` (``suit * 13 + ran
 ``cardzoo.envs.common.cards.card_str(c)`` names it). Only the player to move acts.
 
 Observation space: ``Dict(observation=Box(0, 1, (464,), int8), action_mask=Box(0, 1, (52,), int8))``. The mask
-marks the legal cards of the player to move (all zeros for the other player). The vector holds exactly what the
+marks the legal cards of the player to move (all zeros for the other player, and for both once the game is over,
+a penalised illegal move included). The vector holds exactly what the
 viewer may see, from the viewer's side of the table (position 0 = the viewer's own end); earlier deals' cards are
 not in it because they are all reshuffled into the next deal. ``describe(obs["observation"])`` gives the same in
 words. Slices::

@@ -55,11 +55,11 @@ from typing import Any
 
 import numpy as np
 
-from ..batched import BatchedEnv, SeedBlocks
+from ..batched import BatchedEnv, SeedBlocks, _as_array
 from ..common.cards import CARD_NAMES, parse_deck
 from ..common.errors import IllegalActionError, IllegalActionWarning, OptionError
 from ..common.generators import PCG64Array, permutations
-from ..common.options import one_of, plain, reject_unknown
+from ..common.options import one_of, plain, reject_unknown, shown
 from . import rules
 from .env import _CONFIG_OPTIONS, ENV_OPTIONS, ILLEGAL_ACTION_MODES, make_config
 from .observer import HEARD_AGES, Observer
@@ -573,17 +573,16 @@ class SummitRushParallel(_SummitBatch):
     def reset(self, seeds: int | Any = 0, next_seed: int | None = None, decks: list | None = None):
         """Start N games (``seeds`` an int ``s`` for games ``s..s+N-1``, or N seeds); ``decks`` optionally gives
         game ``i`` the deck ``decks[i]`` (52 card strings, or None for the seed's deal). Returns ``obs, mask``."""
+        seeds, after = self._check_reset(seeds, next_seed)
         if decks is not None:
+            if isinstance(decks, (str, bytes, dict)) or not hasattr(decks, "__len__"):
+                raise OptionError(f"decks must be a list of one deck (or None) per game, got {shown(decks)}")
             if len(decks) != self.num_envs:
                 raise OptionError(f"decks must hold one entry per game ({self.num_envs}), got {len(decks)}")
             decks = [None if d is None else np.array(parse_deck(d), np.int64) for d in decks]
-        self._given_decks = decks
-        obs, mask, _ = super().reset(seeds, next_seed)
+        self._reset(seeds, after, decks=decks)
+        obs, mask, _ = self._current_arrays()
         return obs, mask
-
-    def _start(self, slots: np.ndarray, seeds: np.ndarray, decks: list | None = None) -> None:
-        decks, self._given_decks = getattr(self, "_given_decks", None), None  # only reset() deals given decks
-        super()._start(slots, seeds, decks)
 
     def _current(self):
         e = self.engine
@@ -593,10 +592,11 @@ class SummitRushParallel(_SummitBatch):
     def step(self, actions):
         """One tick of every game: ``actions[i, p]`` is seat ``p``'s joint action in game ``i``. Returns ``obs,
         mask, rewards, done``; ``truncated``, ``outcome``, ``final_obs`` (int8[N, P, O]) as the protocol's."""
+        self._check_open("step")
         if not self._started:
-            raise IllegalActionError("step() before reset(): call reset(seeds) to start the games")
+            raise IllegalActionError("step() before reset(): call reset(seeds) first to start the games")
         n, p = self.num_envs, self.players
-        actions = np.asarray(actions)
+        actions = _as_array(actions, "actions", IllegalActionError)
         if actions.shape != (n, p) or not np.issubdtype(actions.dtype, np.integer):
             raise IllegalActionError(f"actions must be integers of shape ({n}, {p}), one per game and seat; got "
                                      f"{actions.dtype} {actions.shape}")
@@ -608,37 +608,39 @@ class SummitRushParallel(_SummitBatch):
         actions = actions.astype(np.int64)
         legal = self.engine.legal(actions % self.n_moves)
         games = self._slots
-        if not legal.all():
+        all_legal = bool(legal.all())
+        if not all_legal:
             illegal = np.argwhere(~legal)
-            shown = ", ".join(f"game {i} ({self.possible_agents[q]}, action {actions[i, q]})" for i, q in illegal[:5])
+            named = ", ".join(f"game {i} ({self.possible_agents[q]}, action {actions[i, q]})" for i, q in illegal[:5])
             more = f" and {len(illegal) - 5} more" if len(illegal) > 5 else ""
             if self.illegal_action == "raise":
-                raise IllegalActionError(f"illegal actions the mask forbids in {shown}{more}; nothing was played. "
+                raise IllegalActionError(f"illegal actions the mask forbids in {named}{more}; nothing was played. "
                                          "Read the mask for the legal actions.")
-            played = actions
-            if self.illegal_action == "wait":
-                played = self._waits_for_illegal(actions, legal)
-            else:
-                warnings.warn(f"illegal actions in {shown}{more}: those games end with the penalty. Read the mask "
+            if self.illegal_action == "penalize":
+                warnings.warn(f"illegal actions in {named}{more}: those games end with the penalty. Read the mask "
                               "for the legal actions, or use illegal_action='raise' to get an error instead.",
                               IllegalActionWarning, stacklevel=2)
                 games = np.flatnonzero(legal.all(axis=1))
-                self._illegal_seats[:] = ~legal
-        else:
+        with self._undone_on_error():
             played = actions
-        at = self._length[:, None] + np.arange(p)
-        self._history[self._slots[:, None], at] = actions  # as given: a replay must end the same way
-        self._length += p
-        outcome = np.full(n, ILLEGAL, np.int8)
-        rewards = np.full(n, _REWARD[ILLEGAL])
-        outcome[games], rewards[games] = self._tick(games, played[games])
-        done = outcome >= 0
-        self.outcome, self.truncated = outcome, outcome == TICK_LIMIT
-        ended = np.flatnonzero(done)
-        if len(ended):
-            self.final_obs[ended] = self.engine.observe(ended)
-            self._restart(ended, np.zeros(n, np.int64))
-        obs, mask, _ = self._current_arrays()
+            if not all_legal:
+                if self.illegal_action == "wait":
+                    played = self._waits_for_illegal(actions, legal)
+                else:
+                    self._illegal_seats[:] = ~legal
+            at = self._length[:, None] + np.arange(p)
+            self._history[self._slots[:, None], at] = actions  # as given: a replay must end the same way
+            self._length += p
+            outcome = np.full(n, ILLEGAL, np.int8)
+            rewards = np.full(n, _REWARD[ILLEGAL])
+            outcome[games], rewards[games] = self._tick(games, played[games])
+            done = outcome >= 0
+            self.outcome, self.truncated = outcome, outcome == TICK_LIMIT
+            ended = np.flatnonzero(done)
+            if len(ended):
+                self.final_obs[ended] = self.engine.observe(ended)
+                self._restart(ended, np.zeros(n, np.int64))
+            obs, mask, _ = self._current_arrays()
         return obs, mask, np.repeat(rewards[:, None], p, axis=1), done
 
 
@@ -655,16 +657,18 @@ class SummitRushBatched(_SummitBatch):
         super()._start(slots, seeds)
         self._asked[slots] = 0
 
+    def _legal_moves(self, actions: np.ndarray) -> np.ndarray:
+        return self.engine.moves_mask[self._slots, self._asked, actions % self.n_moves] == 1
+
     def _legal(self, actions: np.ndarray) -> np.ndarray:
-        legal = self.engine.moves_mask[self._slots, self._asked, actions % self.n_moves] == 1
-        self._legal_now = legal
         if self.illegal_action == "wait":
-            return np.ones_like(legal)  # played as waits below
-        return legal
+            return np.ones(self.num_envs, bool)  # played as waits in _play
+        return self._legal_moves(actions)
 
     def _play(self, actions: np.ndarray):
         n, p = self.num_envs, self.players
-        legal, seat = self._legal_now, self._asked
+        # computed again rather than kept from _legal: a refused step must leave no trace, not even a scratch array
+        legal, seat = self._legal_moves(actions), self._asked
         if self.illegal_action == "wait":
             actions = self._waits_for_illegal(actions, legal)
         else:

@@ -150,7 +150,7 @@ from pettingzoo import ParallelEnv
 from pettingzoo.utils.conversions import parallel_to_aec_wrapper
 
 from ..common.cards import card_pretty, parse_deck
-from ..common.errors import GameOverError, IllegalActionError, IllegalActionWarning, OptionError
+from ..common.errors import GameOverError, IllegalActionError, IllegalActionWarning, NotResetError, OptionError
 from ..common.layout import Layout
 from ..common.options import (
     PROBE_KEY,
@@ -162,6 +162,7 @@ from ..common.options import (
     plain,
     reject_unknown,
     seed_value,
+    shown,
 )
 from ..common.render import show
 from ..common.wrappers import OrderEnforcing
@@ -190,7 +191,7 @@ def make_config(level: str = "normal", players: int | None = None, solo: bool = 
     level = one_of("level", level, rules.LEVELS)
     if flag("solo", solo):
         if players is not None:
-            raise OptionError(f"solo=True is one player; do not combine it with players={players!r}")
+            raise OptionError(f"solo=True is one player; do not combine it with players={shown(players)}")
         players = 1
     else:
         players = int_in("players", 2 if players is None else players, 2, 3)
@@ -212,8 +213,8 @@ def make_config(level: str = "normal", players: int | None = None, solo: bool = 
                           wrap=flag("wrap", wrap), max_ticks=int_in("max_ticks", max_ticks, *MAX_TICKS_RANGE),
                           talk=talk)
     if config.ticks is not None and not 1 <= config.ticks <= MAX_CLOCK_TICKS:
-        raise OptionError(f"time_limit={time_limit} is {config.ticks} whole actions of {spa} s; the clock must hold "
-                          f"1..{MAX_CLOCK_TICKS} actions")
+        raise OptionError(f"time_limit={time_limit} with seconds_per_action={spa} is {config.ticks} whole actions; the "
+                          f"clock must hold 1..{MAX_CLOCK_TICKS} actions")
     return config
 
 
@@ -295,7 +296,7 @@ class SummitRushEnv(ParallelEnv):
     def step(self, actions: dict[str, Any]):
         s = self.game
         if s is None:
-            raise GameOverError("step() before reset(): call reset() to start a game")
+            raise NotResetError("step() before reset(): call reset() first to start a game")
         if not self.agents:
             raise GameOverError(f"the game is over ({self.outcome_info.get('outcome')}); call reset() to play again")
         given, seats_actions = self._check_actions(actions)
@@ -459,7 +460,7 @@ class SummitRushEnv(ParallelEnv):
         """The global state for centralised critics: the public table (the observation layout with the ``seat``
         piece all zeros) and the cards nobody sees (see the docstring). Train critics on it, never act on it."""
         if self.game is None:
-            raise GameOverError("state() before reset(): call reset() to start a game")
+            raise NotResetError("state() before reset(): call reset() first to start a game")
         return self.observer.state(self.game)
 
     def describe(self, vector: np.ndarray) -> dict[str, Any]:
@@ -468,7 +469,7 @@ class SummitRushEnv(ParallelEnv):
 
     def legal_actions(self, agent: str) -> list[int]:
         if self.game is None:
-            raise GameOverError("legal_actions() before reset(): call reset() to start a game")
+            raise NotResetError("legal_actions() before reset(): call reset() first to start a game")
         if agent not in self._seat:
             raise IllegalActionError(f"unknown agent {agent!r}; agents: {self.possible_agents}")
         bits = rules.legal_bits(self.game, self._seat[agent])
@@ -478,7 +479,7 @@ class SummitRushEnv(ParallelEnv):
     def game_record(self) -> dict[str, Any]:
         """The game so far as plain JSON-ready data: env name, kind, options, seed, reset options, tick actions."""
         if self._record is None:
-            raise GameOverError("no game has been started; call reset() first")
+            raise NotResetError("game_record() before reset(): no game has been started; call reset() first")
         record = plain(self._record)
         record["actions"] = [dict(zip(self.possible_agents, tick, strict=True)) for tick in record["actions"]]
         return record
@@ -510,9 +511,19 @@ class SummitRushAEC(parallel_to_aec_wrapper):
     """PettingZoo's ``parallel_to_aec`` conversion, checking each action as it is given: a bad action raises at
     once, naming its agent, instead of when the last agent of the tick has acted, and leaves the tick as it was."""
 
+    def observe(self, agent):
+        if self.env.game is None:  # PettingZoo's conversion has no observations yet: an AttributeError
+            raise NotResetError("observe() before reset(): call reset() first to start a game")
+        return super().observe(agent)
+
+    def last(self, observe: bool = True):
+        if self.env.game is None:
+            raise NotResetError("last() before reset(): call reset() first to start a game")
+        return super().last(observe)
+
     def step(self, action) -> None:
         if self.env.game is None:
-            raise GameOverError("step() before reset(): call reset() to start a game")
+            raise NotResetError("step() before reset(): call reset() first to start a game")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             if action is not None:
