@@ -13,7 +13,8 @@ malformed or tampered line, naming the line, and warn of a game saved twice, cou
 Errors end the command with one line on stderr and a non-zero status, never a traceback: a bad argument is
 argparse's ``error:`` line (status 2); a bad game, option, record or output path is ``cardzoo <command>: ...``
 (status 2), checked before any game is played; output to a closed pipe (``cardzoo play ... | head``) ends quietly
-(status 1, as Python's own recipe); a full disk or another failed write is one line (status 1).
+(status 1, as Python's own recipe); a full disk or another failed write is one line (status 1). A person's game that
+cannot be appended to ``DATA/games.jsonl`` is said so on stderr and saved to ``records.fallback_path()`` instead.
 """
 
 from __future__ import annotations
@@ -164,7 +165,12 @@ def play_human(args: argparse.Namespace, options: dict) -> None:
     except EOFError:
         print("\nend of input: the game is left unfinished")
     finally:
-        path = records.append(data, table.entry("terminal"))
+        entry = table.entry("terminal")
+        try:
+            path = records.append(data, entry)
+        except records.SaveError as err:  # never lost silently: said, and kept in the fallback file (or raised)
+            print(f"this game could not be saved: {err}", file=sys.stderr)
+            path = records.append_fallback(entry)
         state = "" if table.over else f" (unfinished, after {table.steps} move{'s' * (table.steps != 1)})"
         print(f"game saved{state}: {path} line {sum(1 for _ in open(path))}")
         if args.save:
@@ -502,7 +508,7 @@ def main(argv: list[str] | None = None) -> None:
     except (CardzooError, CommandError) as err:
         kind = f"{type(err).__name__}: " if isinstance(err, CardzooError) else ""
         print(f"cardzoo {args.command}: {kind}{err}", file=sys.stderr)
-        raise SystemExit(2) from None
+        raise SystemExit(1 if isinstance(err, OSError) else 2) from None  # SaveError: a failed write
     except BrokenPipeError:  # the reader went away (`| head`): stop quietly
         _stdout_to_devnull()
         raise SystemExit(1) from None

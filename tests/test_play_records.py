@@ -433,3 +433,24 @@ def test_a_mutated_entry_is_counted_identically_or_refused_by_its_line(games_fil
 def write(path, lines: list[bytes]):
     path.write_bytes(b"\n".join(lines) + b"\n")
     return path
+
+
+def test_a_terminal_game_that_cannot_be_saved_says_so_and_goes_to_the_fallback_file(tmp_path, monkeypatch):
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / records.GAMES_FILE).symlink_to("/dev/full")
+    monkeypatch.setattr(records.tempfile, "tempdir", str(tmp_path))
+    monkeypatch.setattr("sys.stdin", io.StringIO("1\n"))  # one move, then the end of input
+    code, out, err = run(["play", "rope_team", "--seed", "1", "--agents", "human", "learned", "--data", str(data)])
+    fallback = records.fallback_path()
+    assert code == 0 and re.search(rf"game saved \(unfinished, after \d+ moves\): {re.escape(str(fallback))} line 1\n",
+                                   out)
+    assert err == f"this game could not be saved: cannot save the game to {data / records.GAMES_FILE}: No space left " \
+                  "on device\n"
+    [(_, entry)] = records.read(fallback)
+    assert not entry["finished"] and records.replay_entry(entry, "the fallback")
+    monkeypatch.setattr(records.tempfile, "tempdir", str(tmp_path / "gone"))
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))
+    code, out, err = run(["play", "rope_team", "--agents", "human", "learned", "--data", str(data)])
+    assert code == 1 and err.splitlines()[-1].startswith("cardzoo play: SaveError: cannot save the game to the "
+                                                         f"fallback file {tmp_path / 'gone'}")
