@@ -207,7 +207,7 @@ def replay_games(path: str, line: int | None) -> None:
         if not games:
             raise CommandError(f"{path} has no game on line {line}")
     for n, entry in games:
-        env = records.replay_entry(entry, f"{path} line {n}")
+        env = records.replay_entry(entry, records.line_name(path, n))
         record = entry["record"]
         humans = [i for i, seat in enumerate(entry["seats"].values()) if "agent" not in seat]
         info = records.final_info(env)

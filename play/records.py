@@ -190,6 +190,12 @@ def check_entry(entry: Any, where: str) -> dict[str, Any]:
         if not ok:
             raise RecordError(f"{where}: seats.{name} must be {{\"player\": name}} or {{\"agent\": name, \"policy\": "
                               f"digest}}, got {json.dumps(seat)[:80]}")
+    if entry.get("cardzoo_game", 1) != 1 or isinstance(entry.get("cardzoo_game"), bool):
+        raise RecordError(f"{where}: cardzoo_game (the line format) must be 1, got "
+                          f"{json.dumps(entry['cardzoo_game'])[:40]}")
+    for key in ("where", "started", "saved"):
+        if not isinstance(entry.get(key, ""), str):
+            raise RecordError(f"{where}: {key} must be a string, got {json.dumps(entry[key])[:40]}")
     if not isinstance(entry.get("finished"), bool):
         raise RecordError(f"{where}: finished must be true or false, got {json.dumps(entry.get('finished'))[:40]}")
     if not isinstance(entry.get("info"), (dict, type(None))):
@@ -201,13 +207,18 @@ def check_entry(entry: Any, where: str) -> dict[str, Any]:
     return entry
 
 
+def line_name(path: str | Path, n: int) -> str:
+    """How messages name line ``n`` of a games file."""
+    return f"games file {str(path)!r} line {n}"
+
+
 def read(path: str | Path) -> list[tuple[int, dict[str, Any]]]:
     """Every game of a games file as ``(line number, entry)``, each checked by ``check_entry``; ``RecordError``
     naming the file and line of the first bad one (the file is refused whole)."""
     where = f"games file {str(path)!r}"
     out = []
     for n, line in _lines(path, where):
-        at = f"{where} line {n}"
+        at = line_name(path, n)
         try:
             entry = json.loads(line)
         except RecursionError:
@@ -249,7 +260,7 @@ def load(path: str | Path) -> tuple[list[tuple[int, dict[str, Any]]], list[list[
     more than once (see ``distinct``)."""
     games = read(path)
     for n, entry in games:
-        replay_entry(entry, f"{path} line {n}")
+        replay_entry(entry, line_name(path, n))
     return distinct(games)
 
 

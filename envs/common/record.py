@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import importlib
 import json
+import warnings
 from pathlib import Path
 from typing import Any
 
-from .errors import CardzooError, OptionError, RecordError
+from .errors import CardzooError, IllegalActionWarning, OptionError, RecordError
 
 ENV_MODULES = {"rope_team_v0": "cardzoo.envs.rope_team_v0", "summit_rush_v0": "cardzoo.envs.summit_rush_v0",
                "rook_v0": "cardzoo.envs.rook_v0"}
@@ -145,7 +146,9 @@ def replay(record: dict[str, Any] | str | Path):
         raise RecordError(f"{where}: the game cannot be set up: {type(err).__name__}: {err}") from None
     for i, action in enumerate(record["actions"]):
         try:
-            env.step(dict(action) if parallel else action)
+            with warnings.catch_warnings():  # a penalised illegal move is how the saved game ended, not news
+                warnings.simplefilter("ignore", IllegalActionWarning)
+                env.step(dict(action) if parallel else action)
         except REPLAY_ERRORS as err:
             problem = f"{type(err).__name__}: {err}"
             raise RecordError(f"{where}: move {i} ({action!r}) cannot be replayed: {problem}") from None
