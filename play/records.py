@@ -8,8 +8,9 @@ each person's result (``results``).
 Writing. ``append`` adds a line under an exclusive ``flock`` on the file, in one ``write`` call, flushed and
 fsync'd, so servers and terminals sharing one data folder never interleave or lose a game; a write that fails is
 undone (the file is cut back to where it was) and raised as :class:`SaveError` naming the file and the system's
-reason. ``append_fallback`` writes to a per-user file in the temporary folder instead, for a data folder that stays
-unwritable.
+reason. ``append_fallback`` writes to ``fallback_path()`` instead (``<temp folder>/cardzoo-unsaved-<uid>.jsonl``,
+locked the same way, created 0600 and never through a link or into another user's file), for a data folder that
+stays unwritable; the terminal does so itself, the server retries first.
 
 Reading. A games file is untrusted. ``read`` checks every line: at most ``MAX_LINE_BYTES``, UTF-8, JSON nested at
 most ``MAX_DEPTH`` deep, and an entry of the right types throughout (its record as ``envs.common.record`` checks

@@ -144,14 +144,15 @@ def replay(record: dict[str, Any] | str | Path):
         env.reset(seed=record["seed"], options=record.get("reset_options") or None)
     except REPLAY_ERRORS as err:
         raise RecordError(f"{where}: the game cannot be set up: {type(err).__name__}: {err}") from None
-    for i, action in enumerate(record["actions"]):
-        try:
-            with warnings.catch_warnings():  # a penalised illegal move is how the saved game ended, not news
-                warnings.simplefilter("ignore", IllegalActionWarning)
+    with warnings.catch_warnings():  # a penalised illegal move is how the saved game ended, not news
+        warnings.simplefilter("ignore", IllegalActionWarning)
+        for i, action in enumerate(record["actions"]):
+            try:
                 env.step(dict(action) if parallel else action)
-        except REPLAY_ERRORS as err:
-            problem = f"{type(err).__name__}: {err}"
-            raise RecordError(f"{where}: move {i} ({action!r}) cannot be replayed: {problem}") from None
+            except REPLAY_ERRORS as err:
+                shown = repr(action) if len(repr(action)) <= 80 else f"{repr(action)[:77]}..."
+                problem = f"{type(err).__name__}: {err}"
+                raise RecordError(f"{where}: move {i} ({shown}) cannot be replayed: {problem}") from None
     return env
 
 
