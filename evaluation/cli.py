@@ -7,12 +7,14 @@ text itself, so it refuses ``-o render_mode=...``.
 People play too: ``play GAME --agents human learned`` seats a person in the terminal (``cardzoo.play.terminal``),
 ``serve`` starts the browser app (``cardzoo.play.server``; ``--seed`` fixes its sequence of deals). Their games are
 appended to ``DATA/games.jsonl``; ``replay FILE --line N`` replays one of them (without ``--line``, all, checking each
-ends as saved) and ``evaluate --records FILE`` gives the people's win rates.
+ends as saved) and ``evaluate --records FILE`` gives the people's win rates. Both refuse a games file with a
+malformed or tampered line, naming the line, and warn of a game saved twice, counting it once (``play.records``).
 
 Errors end the command with one line on stderr and a non-zero status, never a traceback: a bad argument is
 argparse's ``error:`` line (status 2); a bad game, option, record or output path is ``cardzoo <command>: ...``
 (status 2), checked before any game is played; output to a closed pipe (``cardzoo play ... | head``) ends quietly
-(status 1, as Python's own recipe); a full disk or another failed write is one line (status 1).
+(status 1, as Python's own recipe); a full disk or another failed write is one line (status 1). A person's game that
+cannot be appended to ``DATA/games.jsonl`` is said so on stderr and saved to ``records.fallback_path()`` instead.
 """
 
 from __future__ import annotations
@@ -165,7 +167,12 @@ def play_human(args: argparse.Namespace, options: dict) -> None:
     except EOFError:
         print("\nend of input: the game is left unfinished")
     finally:
-        path = records.append(data, table.entry("terminal"))
+        entry = table.entry("terminal")
+        try:
+            path = records.append(data, entry)
+        except records.SaveError as err:  # never lost silently: said, and kept in the fallback file (or raised)
+            print(f"this game could not be saved: {err}", file=sys.stderr)
+            path = records.append_fallback(entry)
         state = "" if table.over else f" (unfinished, after {table.steps} move{'s' * (table.steps != 1)})"
         print(f"game saved{state}: {path} line {sum(1 for _ in open(path))}")
         if args.save:
@@ -188,17 +195,21 @@ def replay_cmd(args: argparse.Namespace) -> None:
 
 
 def replay_games(path: str, line: int | None) -> None:
-    """Replay the games of a games file: all of them, one line each, or the one on ``line`` with its table."""
+    """Replay the games of a games file: all of them, one line each, or the one on ``line`` with its table. Every
+    line is checked first (``records.read``): one bad line refuses the file, naming the line; a game saved twice is
+    a warning on stderr."""
     from cardzoo.play import records
     from cardzoo.play.views import outcome_text
 
     games = records.read(path)
+    _, repeated = records.distinct(games)
+    same_as = {n: lines[0] for lines in repeated for n in lines[1:]}
     if line is not None:
         games = [(n, e) for n, e in games if n == line]
         if not games:
             raise CommandError(f"{path} has no game on line {line}")
     for n, entry in games:
-        env = records.replay_entry(entry, f"{path} line {n}")
+        env = records.replay_entry(entry, records.line_name(path, n))
         record = entry["record"]
         humans = [i for i, seat in enumerate(entry["seats"].values()) if "agent" not in seat]
         info = records.final_info(env)
@@ -207,8 +218,12 @@ def replay_games(path: str, line: int | None) -> None:
         if line is not None:
             env.unwrapped.render_mode = "ansi"
             print(env.render())
+        twice = f" The same game as line {same_as[n]} (counted once)." if n in same_as else ""
         print(f"line {n}: {record['env']} ({records.rates_setting(record)}), {records.players(entry)}, "
-              f"{len(record['actions'])} moves: {ending} Replayed identically.")
+              f"{len(record['actions'])} moves: {ending} Replayed identically.{twice}")
+    if line is None:
+        for lines in repeated:
+            print(f"cardzoo replay: {records.duplicate_warning(path, lines)}", file=sys.stderr)
 
 
 def race_cmd(args: argparse.Namespace) -> None:
@@ -300,9 +315,9 @@ def evaluate_records(args: argparse.Namespace) -> None:
                                       ("--only", args.only)) if value]
     if given:
         raise CommandError(f"--records reports saved games; it takes no {', '.join(given)}")
-    games = records.read(args.records)
-    for n, entry in games:
-        records.replay_entry(entry, f"{args.records} line {n}")
+    games, repeated = records.load(args.records)  # one bad line refuses the file, naming the line
+    for lines in repeated:
+        print(f"cardzoo evaluate: {records.duplicate_warning(args.records, lines)}", file=sys.stderr)
     print(f"{len(games)} games from {args.records}, each replayed to the ending it saved; people's win rates with "
           "Wilson 95 % intervals (a Rook tie is not a win):\n")
     print(records.rates_table(records.rates([e for _, e in games])))
@@ -415,7 +430,11 @@ def build_parser(train_backend: str = "sb3") -> argparse.ArgumentParser:
                    help="seed of the deals: the same seed deals the same games in the same order (default: fresh)")
     s.set_defaults(func=serve)
 
-    r = sub.add_parser("replay", help="replay a saved game and show its final table, or the games of a games file")
+    r = sub.add_parser("replay", help="replay a saved game and show its final table, or the games of a games file",
+                       description="Replay a record (play --save) and show its final table, or check every game of a "
+                       "games file (DIR/games.jsonl): each must replay to the ending, finished flag and people's "
+                       "results it saved. One malformed or tampered line refuses the whole file with an error naming "
+                       "the line (fix or delete it and run again); a game saved twice is a warning and counts once.")
     r.add_argument("file", help="a record (play --save) or a games file (DIR/games.jsonl)")
     r.add_argument("--line", type=number(int, 1), help="the game on this line of a games file (with its table)")
     r.set_defaults(func=replay_cmd)
@@ -424,7 +443,8 @@ def build_parser(train_backend: str = "sb3") -> argparse.ArgumentParser:
     size = e.add_mutually_exclusive_group()
     size.add_argument("--games", type=number(int, 1), default=None, help="games per matchup (default 2000)")
     size.add_argument("--full", action="store_true", help="10,000 games per matchup")
-    size.add_argument("--records", metavar="FILE", help="people's win rates in a games file (DIR/games.jsonl)")
+    size.add_argument("--records", metavar="FILE", help="people's win rates in a games file (DIR/games.jsonl); every "
+                      "line checked as by cardzoo replay")
     e.add_argument("--out", help="report folder (default reports/quick or reports/full)")
     e.add_argument("--workers", type=number(int, 1), default=None, help="processes (default: all cores)")
     e.add_argument("--cache", help="folder for finished chunks of games, so an interrupted run resumes")
@@ -490,7 +510,7 @@ def main(argv: list[str] | None = None) -> None:
     except (CardzooError, CommandError) as err:
         kind = f"{type(err).__name__}: " if isinstance(err, CardzooError) else ""
         print(f"cardzoo {args.command}: {kind}{err}", file=sys.stderr)
-        raise SystemExit(2) from None
+        raise SystemExit(1 if isinstance(err, OSError) else 2) from None  # SaveError: a failed write
     except BrokenPipeError:  # the reader went away (`| head`): stop quietly
         _stdout_to_devnull()
         raise SystemExit(1) from None
