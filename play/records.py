@@ -238,11 +238,12 @@ def read(path: str | Path) -> list[tuple[int, dict[str, Any]]]:
 
 def distinct(games: list[tuple[int, dict[str, Any]]]) -> tuple[list[tuple[int, dict[str, Any]]], list[list[int]]]:
     """The games with each one once (its first line), and the line numbers of every game saved more than once
-    (the same record: the same deal, options and moves)."""
+    (the same record -- deal, options and moves -- with the same game id and start time: a person who plays a twin
+    deal the same way against a deterministic agent has played a second game, which counts)."""
     first: dict[str, list[int]] = {}
     kept = []
     for n, entry in games:
-        key = json.dumps(entry["record"], sort_keys=True)
+        key = json.dumps([entry.get("game"), entry.get("started"), entry["record"]], sort_keys=True)
         if key not in first:
             first[key] = []
             kept.append((n, entry))

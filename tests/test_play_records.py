@@ -251,6 +251,18 @@ def test_a_game_saved_twice_is_flagged_and_counted_once(games_file, tmp_path):
     assert "lines 1, 3, 4 hold the same game" in err
 
 
+def test_a_twin_game_played_the_same_way_counts_twice(games_file, tmp_path):
+    """The same deal played again move for move (a same-deal replay against a deterministic agent) is a second game:
+    it has its own game id and start, so it is not a duplicate."""
+    lines = lines_of(games_file)
+    twin = json.loads(lines[0])
+    twin["game"], twin["started"] = "another-game", "2030-01-01T00:00:00"
+    path = tmp_path / "games.jsonl"
+    path.write_text("\n".join([lines[0], json.dumps(twin)]) + "\n")
+    kept, repeated = records.load(path)
+    assert [n for n, _ in kept] == [1, 2] and repeated == []
+
+
 def _entry_with(line: str, path: tuple, value) -> str:
     entry = json.loads(line)
     node = entry
