@@ -144,20 +144,14 @@ class SummitRushChoice:
     """The Summit Rush policy choice of the module docstring."""
 
     def __init__(self, policies: dict, names: dict):
-        from cardzoo.envs.summit_rush.env import make_config
-        from cardzoo.envs.summit_rush.observer import Observer
-
         self.names = names
         self.trained: list[tuple[_Setting, object, object]] = []  # (setting, observer, policy) per policy
         for policy in policies.values():
-            config = policy.meta.get("config") or {}
-            levels, actions = config.get("levels") or ["normal"], int(policy.meta.get("actions", 0))
-            talk = bool(config.get("talk", actions > 58))
-            for level in levels:
-                made = make_config(level=level, players=2, talk=talk)
-                if made.n_actions != actions:  # not a two-player policy: only its own observation fits it
-                    continue
-                self.trained.append((_Setting(level, 2, True, talk), Observer(made), policy))
+            # The setting a policy was trained in: the preset of its level(s) whose lengths are the policy's.
+            levels = (policy.meta.get("config") or {}).get("levels") or []
+            for setting, observer in _presets().get((policy.observation_size, int(policy.meta.get("actions", 0))), []):
+                if setting.level in levels:
+                    self.trained.append((setting, observer, policy))
         self._cache: dict[tuple[int, int, bool], Choice | None] = {}
 
     def choose(self, observation: np.ndarray, action_mask: np.ndarray) -> Choice | None:
@@ -173,6 +167,10 @@ class SummitRushChoice:
         from cardzoo.envs.summit_rush.rules import N_PEAKS
 
         best = None
+        for own, _, policy in self.trained:
+            if own == setting:
+                return Choice(f"{self.names[policy.observation_size]} (its own setting: {own.text})", policy, _same,
+                              _same, _same)
         for own, own_observer, policy in self.trained:
             if own.players != setting.players or not setting.timed or own.talk and not setting.talk:
                 continue  # a talking policy in a silent game would say what nobody hears: not mapped
@@ -187,8 +185,6 @@ class SummitRushChoice:
             return None
         _, own, own_observer, policy, (src, dst) = best
         name = self.names[policy.observation_size]
-        if own == setting:
-            return Choice(f"{name} (its own setting: {own.text})", policy, _same, _same, _same)
         size, moves = own_observer.size, N_PEAKS * setting.players + 2
 
         def observation(obs: np.ndarray) -> np.ndarray:
