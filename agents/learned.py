@@ -68,39 +68,70 @@ class NumpyPolicy:
 class LearnedAgent:
     """Plays a trained policy: the most probable legal action, or a sample with ``sample=True``.
 
-    Given several policy files, it plays the one whose observation size matches the game it is in (Summit Rush's
-    levels have observations of different lengths, so each level has its own policy).
+    Given several policy files, it plays the one made for the setting it is in (Summit Rush's levels have
+    observations of different lengths, so each level has its own policy); a setting with no policy of its own is
+    mapped to the nearest one that can read it, or played by ``fallback`` (an agent) -- see
+    :mod:`cardzoo.agents.policy_choice`. Without a fallback such a setting raises ``OptionError``. ``description``
+    says which policy plays which setting; ``chosen`` holds the label of every choice made so far.
     """
 
     name = "learned"
 
-    def __init__(self, path: str | Path | list[str | Path], sample: bool = False, seed: int | None = None):
+    def __init__(self, path: str | Path | list[str | Path], sample: bool = False, seed: int | None = None,
+                 fallback=None, fallback_name: str = ""):
+        from .policy_choice import ExactChoice, SummitRushChoice
+
         paths = path if isinstance(path, list) else [path]
         self.policies = {}
+        names = {}
         for p in paths:
             policy = NumpyPolicy(p)
             self.policies[policy.observation_size] = policy
+            names[policy.observation_size] = Path(p).stem
         self.policy = next(iter(self.policies.values()))
+        chooser = SummitRushChoice if self.policy.meta.get("env") == "summit_rush_v0" else ExactChoice
+        self.chooser = chooser(self.policies, names)
+        self.fallback = fallback
+        fallback_name = fallback_name or getattr(fallback, "name", "fallback")
+        self.fallback_label = f"{fallback_name} agent (fallback, not a trained policy)"
+        self.chosen: set[str] = set()
         self.sample = sample
         self.rng = np.random.default_rng(seed)
+
+    @property
+    def description(self) -> str:
+        played, rest = self.chooser.describe()
+        if not rest:
+            return played
+        if self.fallback is None:
+            return f"{played}; nothing else (OptionError): {rest}"
+        return f"{played}; the {self.fallback_label} in every other setting: {rest}"
 
     def reset(self, seed: int | None = None) -> None:
         if seed is not None:
             self.rng = np.random.default_rng(seed)
+        if self.fallback is not None:
+            self.fallback.reset(seed)
 
-    def _policy_for(self, observation: np.ndarray) -> NumpyPolicy:
-        policy = self.policies.get(observation.shape[0])
-        if policy is None:
-            raise OptionError(f"no policy for observations of length {observation.shape[0]}; this agent has policies "
-                              f"for lengths {sorted(self.policies)} (another level or variant of the game?)")
-        return policy
+    def _policy_for(self, observation: np.ndarray, action_mask: np.ndarray):
+        choice = self.chooser.choose(observation, action_mask)
+        if choice is None and self.fallback is None:
+            raise OptionError(f"no policy for observations of length {observation.shape[0]} with "
+                              f"{action_mask.shape[0]} actions; this agent has policies for lengths "
+                              f"{sorted(self.policies)} (another level or variant of the game?)")
+        return choice
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         if not action_mask.any():
             raise ValueError("the action mask has no legal action: this agent is not to move")
-        policy = self._policy_for(observation)
+        choice = self._policy_for(observation, action_mask)
+        if choice is None:
+            self.chosen.add(self.fallback_label)
+            return self.fallback.act(observation, action_mask)
+        self.chosen.add(choice.label)
+        policy, obs, mask = choice.policy, choice.observation(observation), choice.mask(action_mask)
         if self.sample:
-            p = policy.probabilities(observation, action_mask)
-            return int(self.rng.choice(len(p), p=p))
-        logits = policy.logits(observation, action_mask)
-        return int(np.argmax(np.where(action_mask.astype(bool), logits, -np.inf)))
+            p = policy.probabilities(obs, mask)
+            return choice.action(int(self.rng.choice(len(p), p=p)))
+        logits = policy.logits(obs, mask)
+        return choice.action(int(np.argmax(np.where(mask.astype(bool), logits, -np.inf))))

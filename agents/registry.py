@@ -16,8 +16,9 @@ from .summit_rush_simple import SummitRushSimple
 from .summit_rush_talk import Muted, SummitRushSimpleTalk
 
 
-def _learned(*names: str):
-    """A factory for the shipped policies ``names`` (the agent picks the one that fits the observation)."""
+def _learned(*names: str, fallback: Callable | None = None):
+    """A factory for the shipped policies ``names`` (the agent picks the one that fits the setting, see
+    ``agents/policy_choice.py``); ``fallback(seed)`` makes the agent that plays the settings none of them can."""
 
     def make(seed=None):
         from .learned import LearnedAgent, shipped_policy
@@ -31,10 +32,12 @@ def _learned(*names: str):
                     raise
         if not paths:
             raise OptionError(f"none of the policies {list(names)} is shipped")
-        return LearnedAgent(paths, seed=seed)
+        return LearnedAgent(paths, seed=seed, fallback=None if fallback is None else fallback(seed))
 
     return make
 
+
+_TALK = _learned("summit_rush_normal_talk", fallback=SummitRushSimpleTalk)
 
 # name -> {env name or "*" -> factory(seed)}
 AGENTS: dict[str, dict[str, Callable]] = {
@@ -46,21 +49,61 @@ AGENTS: dict[str, dict[str, Callable]] = {
     "search": {"rope_team_v0": RopeTeamSearch, "summit_rush_v0": SummitRushSearch, "rook_v0": RookSearch},
     # Trained policies shipped in cardzoo/agents/policies (see its README for the commands that made them).
     # `learned` is the strongest measured for each game; `learned_v1` the policies it replaced (MaskablePPO).
-    "learned": {"rope_team_v0": _learned("rope_team_v2"), "summit_rush_v0": _learned("summit_rush_normal_v2",
-                                                                                    "summit_rush_hard_v2"),
+    # A Summit Rush setting no policy can read (three players, solo, untimed, ...) is played by the simple strategy,
+    # and the agent's description says so (policy_choice.py).
+    "learned": {"rope_team_v0": _learned("rope_team_v2"),
+                "summit_rush_v0": _learned("summit_rush_normal_v2", "summit_rush_hard_v2", fallback=SummitRushSimple),
                 "rook_v0": _learned("rook_v2")},
-    "learned_v1": {"rope_team_v0": _learned("rope_team"), "summit_rush_v0": _learned("summit_rush_normal",
-                                                                                    "summit_rush_hard"),
+    "learned_v1": {"rope_team_v0": _learned("rope_team"),
+                   "summit_rush_v0": _learned("summit_rush_normal", "summit_rush_hard", fallback=SummitRushSimple),
                    "rook_v0": _learned("rook")},
-    "learned_talk": {"summit_rush_v0": _learned("summit_rush_normal_talk")},  # trained in talking games
-    "learned_talk_muted": {"summit_rush_v0": lambda seed: Muted(_learned("summit_rush_normal_talk")(seed))},
+    "learned_talk": {"summit_rush_v0": _TALK},  # trained in talking games
+    "learned_talk_muted": {"summit_rush_v0": lambda seed: Muted(_TALK(seed))},
     "learned_seed1": {"rope_team_v0": _learned("rope_team_v2_seed1")},  # learned's recipe, seed 1 (cross-play)
     "learned_v1_seed1": {"rope_team_v0": _learned("rope_team_seed1")},
     "learned_plain": {"rope_team_v0": _learned("rope_team_plain")},
 }
 
 
-def agent_names(game: str) -> list[str]:
+# What each name plays, for people (``describe`` adds which policy a learned agent plays in which setting).
+DESCRIPTIONS = {
+    "random": "a uniformly random legal action",
+    "simple": "the simple strategy from the game's document (Rope Team, Summit Rush; silent in talking games)",
+    "simple_talk": "Summit Rush's simple strategy with the document's calls, listening to its partners",
+    "simple_talk_muted": "simple_talk with every message replaced by nothing (an ablation)",
+    "heuristic": "Rook's heuristic player",
+    "search": "determinized search over the hidden cards with the game's baseline as blueprint",
+    "learned": "the strongest shipped trained policy of each game",
+    "learned_v1": "the trained policies learned named before (MaskablePPO), kept for comparison",
+    "learned_talk": "a Summit Rush policy trained in talking games (Normal)",
+    "learned_talk_muted": "learned_talk with every message replaced by nothing",
+    "learned_seed1": "learned's Rope Team recipe, training seed 1 (for cross-play)",
+    "learned_v1_seed1": "learned_v1's Rope Team recipe, training seed 1",
+    "learned_plain": "a Rope Team policy that reads the observation alone",
+}
+
+
+def game_name(game) -> str:
+    """The registered env name of ``game``: a name with or without ``_v0`` ("rope_team"), or an env object (its
+    ``metadata["name"]``, wrapped or not). Anything else raises ``OptionError`` saying what is expected."""
+    from cardzoo.envs.common.record import ENV_MODULES
+
+    if not isinstance(game, str):
+        metadata = getattr(game, "metadata", None)
+        name = metadata.get("name") if isinstance(metadata, dict) else None
+        if not isinstance(name, str):
+            raise OptionError(f"expected a game name ({', '.join(sorted(ENV_MODULES))}, with or without _v0) or a "
+                              f"cardzoo env, got {type(game).__name__}")
+        game = name
+    for name in (game, f"{game}_v0"):
+        if name in ENV_MODULES:
+            return name
+    raise OptionError(f"unknown game {game!r}; games: {', '.join(sorted(ENV_MODULES))} (with or without _v0, or "
+                      "an env object)")
+
+
+def agent_names(game) -> list[str]:
+    game = game_name(game)
     return sorted(n for n, games in AGENTS.items() if "*" in games or game in games)
 
 
@@ -75,8 +118,10 @@ def _policy_file(path: str, game: str, seed: int | None):
     return agent
 
 
-def make_agent(name: str, game: str, seed: int | None = None):
-    """The agent called ``name`` for ``game``; a name ending in ``.npz`` is a policy file's path."""
+def make_agent(name: str, game, seed: int | None = None):
+    """The agent called ``name`` for ``game`` (a name, with or without ``_v0``, or an env object); a name ending in
+    ``.npz`` is a policy file's path."""
+    game = game_name(game)
     if name.endswith(".npz"):
         return _policy_file(name, game, seed)
     games = AGENTS.get(name)
@@ -86,7 +131,17 @@ def make_agent(name: str, game: str, seed: int | None = None):
     return factory(seed)
 
 
-def fingerprint(name: str, game: str) -> str:
+def describe(name: str, game) -> str:
+    """What the agent ``name`` plays in ``game``; for a learned agent, which policy in which setting and the
+    fallback (so a fallback's result is never mistaken for a trained policy's)."""
+    agent = make_agent(name, game)
+    text = DESCRIPTIONS.get(name, f"the policy file {name}")
+    inner = getattr(agent, "agent", agent)  # Muted wraps the agent
+    detail = getattr(inner, "description", "")
+    return f"{name}: {text}" + (f". Plays: {detail}" if detail else "")
+
+
+def fingerprint(name: str, game) -> str:
     """What identifies an agent's behaviour beyond its name: the weights of a learned agent ("" for the others).
     Evaluation caches key on it, so retrained policies are never served stale results."""
     agent = make_agent(name, game)

@@ -12,12 +12,14 @@ from dataclasses import fields
 
 import pytest
 
+from cardzoo.agents.learned import shipped_policy
 from cardzoo.evaluation import report
 from cardzoo.evaluation.cli import main
 from cardzoo.training.train import TrainConfig
 
 CLI = [sys.executable, "-m", "cardzoo.evaluation.cli"]
 GAMES = "games: rook, rope_team, summit_rush"
+POLICY = str(shipped_policy("summit_rush_normal_v2"))
 
 # argv -> what the message must say; FILE, MISSING, DIR, EMPTY, GARBAGE, LIST, NO_SEED stand for the paths of `paths`
 MISUSES = [
@@ -58,8 +60,8 @@ MISUSES = [
     (["play", "rope_team", "--agents", "human", "--data", "FILE"], "cannot write played games in FILE: it is a file"),
     (["play", "rope_team", "--agents", "human", "-o", "level=nightmare"], "OptionError: option level='nightmare'"),
     (["play", "rope_team", "--agents", "human", "learned", "random"], "3 agents for the 2 seats of rope_team_v0"),
-    (["play", "summit_rush", "--agents", "human", "learned", "-o", "level=expert"],
-     "OptionError: the agent 'learned' cannot play summit_rush_v0 with options {'level': 'expert'}: no policy for"),
+    (["play", "summit_rush", "--agents", "human", POLICY, "-o", "players=3"],  # a policy file has no fallback
+     f"OptionError: the agent '{POLICY}' cannot play summit_rush_v0 with options {{'players': 3}}: no policy for"),
     # serve
     (["serve", "--port", "0"], "argument --port: expected a whole number >= 1, got '0'"),
     (["serve", "--port", "70000"], "argument --port: expected a port 1..65535, got '70000'"),

@@ -260,8 +260,6 @@ def test_a_bad_move_is_a_4xx_with_a_message_and_changes_nothing(client, change, 
     ("/api/games", b'{"game": "rook", "seconds_per_move": 1}', 400, "rook is turn-based: a pace is only for Summit"),
     ("/api/games", b'{"game": "summit_rush", "seconds_per_move": 0.01}', 422, "greater than or equal to 0.05"),
     ("/api/games", b'{"game": "summit_rush", "pace": "practice", "seconds_per_move": 1}', 400, "not both"),
-    ("/api/games", b'{"game": "summit_rush", "variant": "expert", "agents": ["learned"]}', 400,
-     "the agent 'learned' cannot play summit_rush_v0 with options {'level': 'expert'}"),
 ])
 def test_bad_requests_are_4xx_with_a_message(client, path, content, status, message):
     view = rope_team_following(client)
