@@ -132,30 +132,32 @@ def _rates(out: Path) -> list[dict]:
 
 
 def test_a_tiny_sb3_run_gives_what_it_gave_before_the_shared_setup(tmp_path):
-    """Fixed seed, one thread: the held-out curve and the final weights of main at 1cc2d08 (before the trainers
-    shared their setup), measured with the same options under their old names."""
+    """Fixed seed, one thread: the held-out curve and the final weights (absolute sums) that main at 1cc2d08, before
+    the trainers shared their setup, gives with the same options under their old names. A large learning rate and a
+    small clip, so that the clip binds and a setting read from the wrong option changes the weights."""
     cfg = train.parse_args(["rope_team", "--steps", "256", "--num-envs", "2", "--num-steps", "64", "--minibatch-size",
-                            "64", "--update-epochs", "1", "--hidden", "16", "--imitate-games", "8",
-                            "--imitate-epochs", "1", "--eval-games", "10", "--eval-every", "128", "--clip-coef", "0.15",
-                            "--levels", "easy", "--threads", "1", "--out", str(tmp_path)])
+                            "32", "--update-epochs", "2", "--hidden", "16", "--imitate-games", "8",
+                            "--imitate-epochs", "1", "--eval-games", "10", "--eval-every", "128", "--clip-coef", "0.05",
+                            "--learning-rate", "0.01", "--levels", "easy", "--threads", "1", "--out", str(tmp_path)])
     train.train(cfg)
     assert _rates(tmp_path) == [{"steps": 0, "easy": 0.1, "mean": 0.1}, {"steps": 128, "easy": 0.1, "mean": 0.1},
                                 {"steps": 256, "easy": 0.0, "mean": 0.0}]
     assert _abs_sums(tmp_path / "final.npz") == pytest.approx(
-        {"b0": 0.01664792373776436, "action_w": 1.1033425331115723, "action_b": 0.04936826601624489}, rel=1e-4)
+        {"b0": 0.3786652982234955, "action_w": 31.656206130981445, "action_b": 1.8127307891845703}, rel=1e-4)
 
 
 def test_a_tiny_batched_run_gives_what_it_gave_before_the_shared_setup(tmp_path):
     cfg = ppo_batched.parse_args(["rope_team", "--steps", "2048", "--num-envs", "64", "--num-steps", "16",
                                   "--minibatch-size", "256", "--update-epochs", "2", "--hidden", "16", "--eval-games",
-                                  "20", "--eval-every", "1024", "--clip-coef", "0.15", "--threads", "1",
+                                  "20", "--eval-every", "1024", "--clip-coef", "0.05", "--learning-rate", "0.01",
+                                  "--threads", "1",
                                   "--out", str(tmp_path)])
     ppo_batched.train(cfg)
     rates = _rates(tmp_path)
     assert [[r[k] for k in ("steps", "easy", "normal", "hard", "expert")] for r in rates] == [
-        [0, 0.05, 0.0, 0.1, 0.0], [1024, 0.1, 0.0, 0.0, 0.0], [2048, 0.1, 0.15, 0.0, 0.0]]
+        [0, 0.05, 0.0, 0.1, 0.0], [1024, 0.0, 0.0, 0.0, 0.0], [2048, 0.05, 0.0, 0.0, 0.0]]
     assert _abs_sums(tmp_path / "final.npz") == pytest.approx(
-        {"b0": 0.027397366240620613, "action_w": 1.540907621383667, "action_b": 0.09657396376132965}, rel=1e-4)
+        {"b0": 0.22252540290355682, "action_w": 34.155296325683594, "action_b": 1.7031224966049194}, rel=1e-4)
 
 
 def _imports(path: Path) -> set[str]:
