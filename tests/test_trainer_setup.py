@@ -179,3 +179,14 @@ def test_no_trainer_imports_the_command_line_module():
     importers = [str(p.relative_to(ROOT)) for p in sorted((ROOT / "training").rglob("*.py"))
                  if "cardzoo.evaluation.cli" in _imports(p)]
     assert importers == []
+
+
+@pytest.mark.parametrize("module", [train, ppo_batched, distil], ids=lambda m: m.__name__.rsplit(".", 1)[1])
+def test_every_trainer_offers_the_same_command_line_interface(module):
+    """``add_options(parser)`` then ``config(args)`` is ``parse_args(argv)``: what a command module needs to give
+    each backend its own parser."""
+    import argparse
+
+    argv = ["summit_rush", "--seed", "7", "--levels", "hard"]
+    parsed = module.config(module.add_options(argparse.ArgumentParser()).parse_args(argv))
+    assert parsed == module.parse_args(argv) and parsed.seed == 7 and parsed.levels == ("hard",)

@@ -470,6 +470,11 @@ def train(cfg: DistilConfig, command: str = "") -> Path:
     return out / "policy.npz"
 
 
+def add_options(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """DistilConfig's fields as ``parser``'s arguments (``cardzoo train GAME --backend distil``)."""
+    return common.add_options(parser, DistilConfig, GAMES)
+
+
 def config(args: argparse.Namespace) -> DistilConfig:
     """The config of parsed options ("none" turns ``features`` or ``init`` off); ValueError if they conflict."""
     return common.config(args, DistilConfig)

@@ -44,6 +44,7 @@ from the batched engines (``cardzoo.envs.batched``) and sends back an array of a
 
 from __future__ import annotations
 
+import argparse
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -404,6 +405,15 @@ def train(cfg: BatchedConfig, command: str = "") -> Path:
 
 
 # ----------------------------------------------------------------------------- command line
+def add_options(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """BatchedConfig's fields as ``parser``'s arguments (``cardzoo train GAME --backend batched``)."""
+    return common.add_options(parser, BatchedConfig, GAMES)
+
+
+def config(args: argparse.Namespace) -> BatchedConfig:
+    return common.config(args, BatchedConfig)
+
+
 def parse_args(argv: list[str]) -> BatchedConfig:
     return common.parse_args(BatchedConfig, argv, "cardzoo train GAME --backend batched", __doc__.splitlines()[0],
                              GAMES)
