@@ -52,10 +52,13 @@ def _flag(name: str) -> str:
     return "--" + name.replace("_", "-")
 
 
+def _message(old: str, new: str) -> str:
+    return f"{old} is now {new}; the old name will go in a future release"
+
+
 def _warn_renamed(old: str, new: str, stacklevel: int) -> None:
     # FutureWarning, not DeprecationWarning: Python shows it to the person running a script or a command
-    warnings.warn(f"{old} is now {new}; the old name will go in a future release", FutureWarning,
-                  stacklevel=stacklevel)
+    warnings.warn(_message(old, new), FutureWarning, stacklevel=stacklevel)
 
 
 def renamed_options(config_class):
@@ -95,7 +98,8 @@ class _Renamed(argparse.Action):
         super().__init__(option_strings, dest, **kwargs)
 
     def __call__(self, parser, namespace, values, option_string=None):
-        _warn_renamed(option_string, self.new_flag, stacklevel=2)
+        # attributed to the command, not to a line of argparse: one line on stderr, "cardzoo train:0: FutureWarning..."
+        warnings.warn_explicit(_message(option_string, self.new_flag), FutureWarning, filename=parser.prog, lineno=0)
         setattr(namespace, self.dest, values)
 
 
