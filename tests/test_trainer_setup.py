@@ -190,3 +190,15 @@ def test_every_trainer_offers_the_same_command_line_interface(module):
     argv = ["summit_rush", "--seed", "7", "--levels", "hard"]
     parsed = module.config(module.add_options(argparse.ArgumentParser()).parse_args(argv))
     assert parsed == module.parse_args(argv) and parsed.seed == 7 and parsed.levels == ("hard",)
+
+
+def test_the_command_line_re_exports_the_argument_types():
+    """``cardzoo.evaluation.cli`` keeps the names tests and scripts import, as the very objects of
+    ``cardzoo.envs.common.argtypes`` (an ``except CommandError`` must catch what a trainer or a study raises)."""
+    from cardzoo.envs.common import argtypes
+    from cardzoo.evaluation import cli
+
+    for name in ("GAMES", "CommandError", "game", "number", "writable_file", "writable_folder"):
+        assert getattr(cli, name) is getattr(argtypes, name), name
+    assert cli._options is argtypes.env_options
+    assert argtypes.env_options(["level=hard", "ropes=2"]) == {"level": "hard", "ropes": 2}
