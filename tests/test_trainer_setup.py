@@ -202,3 +202,52 @@ def test_the_command_line_re_exports_the_argument_types():
         assert getattr(cli, name) is getattr(argtypes, name), name
     assert cli._options is argtypes.env_options
     assert argtypes.env_options(["level=hard", "ropes=2"]) == {"level": "hard", "ropes": 2}
+
+
+@pytest.mark.parametrize("name", ["sb3", "batched", "distil"])
+def test_the_train_command_builds_each_backend_its_own_parser(name):
+    """``training.commands``: ``cardzoo train GAME --backend NAME`` parses into that trainer's config, old names
+    included, and a conflict between options is the command's one-line error."""
+    import argparse
+
+    from cardzoo.envs.common.argtypes import CommandError
+    from cardzoo.training import commands
+
+    argv = ["summit_rush", f"--backend={name}", "--seed", "3", "--levels", "hard"]
+    assert commands.backend(argv) == name and commands.backend(["rope_team"]) == "sb3"
+    parser = argparse.ArgumentParser(prog="cardzoo")
+    commands.add_parser(parser.add_subparsers(dest="command"), commands.backend(argv))
+    module = commands.trainer(name)
+    args = parser.parse_args(["train", *argv])
+    assert args.func is commands.run and module.config(args) == module.parse_args(["summit_rush", "--seed", "3",
+                                                                                   "--levels", "hard"])
+    old, new = next(iter(common.renames(type(module.config(args))).items()), ("seed", "seed"))
+    if old != new:
+        with pytest.warns(FutureWarning, match=f"{_flag(old)} is now {_flag(new)}"):
+            parser.parse_args(["train", *argv, _flag(old), "3"])
+    with pytest.raises(SystemExit):  # the backend is one of the four
+        parser.parse_args(["train", "rope_team", "--backend", "tensorflow"])
+    conflicts = {"sb3": (["summit_rush", "--levels", "normal", "hard"], "one policy per level"),
+                 "batched": (["rope_team", "--num-envs", "1", "--levels", "easy", "hard"], "fewer than the 2 levels"),
+                 "distil": (["rope_team", "--levels", "hard", "nightmare"], "nightmare")}
+    words, message = conflicts[name]
+    bad = parser.parse_args(["train", *words, f"--backend={name}"])
+    bad.argv = ["train", *words]
+    with pytest.raises(CommandError, match=message):
+        commands.run(bad)
+
+
+def test_the_train_command_runs_the_trainer_and_records_the_command_line(tmp_path):
+    import argparse
+
+    from cardzoo.training import commands
+
+    words = ["rope_team", "--backend", "batched", "--steps", "64", "--num-envs", "4", "--num-steps", "16",
+             "--levels", "easy", "--hidden", "8", "--eval-games", "2", "--threads", "1", "--out", str(tmp_path)]
+    parser = argparse.ArgumentParser(prog="cardzoo")
+    commands.add_parser(parser.add_subparsers(dest="command"), commands.backend(words))
+    args = parser.parse_args(["train", *words])
+    args.argv = ["train", *words]
+    args.func(args)
+    run = (tmp_path / "run.json").read_text()
+    assert '"command": "cardzoo train rope_team --backend batched --steps 64' in run and '"steps": 64' in run
