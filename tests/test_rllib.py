@@ -213,3 +213,11 @@ def test_rllib_old_option_names_parse_to_the_same_config_with_a_warning():
     with pytest.warns(FutureWarning) as warned:
         assert rllib_train.config(parser.parse_args(["train", "rope_team", "--backend", "rllib", *old])) == expected
     assert "--batch is now --steps-per-iteration" in str(warned[0].message) and len(warned) == 5
+    import argparse
+
+    from cardzoo.training import commands
+
+    train_parser = argparse.ArgumentParser(prog="cardzoo")
+    commands.add_parser(train_parser.add_subparsers(dest="command"), "rllib")
+    args = train_parser.parse_args(["train", "rope_team", "--backend", "rllib", *new])
+    assert commands.trainer("rllib") is rllib_train and rllib_train.config(args) == expected
