@@ -197,7 +197,7 @@ def write_csv(data: dict, path: Path) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    from .cli import number
+    from cardzoo.envs.common.argtypes import number
 
     argv = sys.argv[1:] if argv is None else argv
     parser = argparse.ArgumentParser(prog="python -m cardzoo.evaluation.distil_study", description=__doc__)

@@ -32,7 +32,7 @@ from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-from .cli import number
+from cardzoo.envs.common.argtypes import number
 
 LEVEL = "normal"  # Rope Team or Summit Rush; Rook trains on single rounds
 

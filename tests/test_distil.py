@@ -116,7 +116,7 @@ def test_a_tiny_run_writes_a_policy_that_plays_legally(tmp_path):
     from cardzoo.evaluation.cli import main as cli
 
     cli(["train", "rope_team", "--backend", "distil", "--rounds", "2", "--games", "2", "--eval-games", "2",
-         "--teacher-worlds", "8", "--teacher-rollouts", "12", "--epochs", "2", "--levels", "hard",
+         "--teacher-worlds", "8", "--teacher-rollouts", "12", "--update-epochs", "2", "--levels", "hard",
          "--out", str(tmp_path / "run")])
     path = tmp_path / "run" / "policy.npz"
     meta = LearnedAgent(path).policy.meta
@@ -131,7 +131,8 @@ def test_a_tiny_run_writes_a_policy_that_plays_legally(tmp_path):
     # a run continued from the saved labels: its first round (2) is played by a student fitted to them
     more = distil.DistilConfig(rounds=1, start_round=2, games=1, datasets=(str(tmp_path / "run" / "data" /
                                                                              "round_0.npz"),),
-                               init="baseline", eval_games=1, epochs=1, levels=("easy",), out=str(tmp_path / "more"))
+                               init="baseline", eval_games=1, update_epochs=1, levels=("easy",),
+                               out=str(tmp_path / "more"))
     assert LearnedAgent(distil.train(more)).policy.meta["round"] == 2
     assert (tmp_path / "more" / "checkpoints" / "start.npz").is_file()
     assert len(np.load(tmp_path / "more" / "data" / "round_2.npz")["wins"]) == 1
@@ -141,7 +142,7 @@ def test_the_fit_learns_the_labels():
     """Cross-entropy on masked logits: a fresh student fitted to teacher labels agrees with them far more than chance
     (and never puts its choice on an illegal card)."""
     data = distil.label_games(_job(None, 1.0, seeds=tuple(range(20, 25)), levels=("expert",) * 5))
-    cfg = distil.DistilConfig(init=None, epochs=30, learning_rate=3e-3, batch_size=64)
+    cfg = distil.DistilConfig(init=None, update_epochs=30, learning_rate=3e-3, minibatch_size=64)
     hidden, action, agreement = distil.fit(cfg, data, log=lambda _: None)
     assert agreement["agreement"] > 0.9
     # --init baseline: before any fit, the student plays the simple strategy's card (the teacher's blueprint)

@@ -143,7 +143,8 @@ def test_cli_trains_with_two_env_runners_on_a_running_cluster(ray_session, tmp_p
     out = tmp_path / "run"
     command = [str(Path(sys.executable).parent / "cardzoo"), "train", "rope_team", "--backend", "rllib",
                "--env-runners", "2", "--envs-per-runner", "2", "--address", address, "--iterations", "1",
-               "--batch", "200", "--minibatch", "100", "--epochs", "1", "--hidden", "32", "--eval-games", "10",
+               "--steps-per-iteration", "200", "--minibatch-size", "100", "--update-epochs", "1", "--hidden", "32",
+               "--eval-games", "10",
                "--out", str(out)]
     done = subprocess.run(command, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
@@ -187,3 +188,36 @@ def test_cli_evaluate_on_ray_gives_the_local_report(ray_session, tmp_path):
     local, on_ray = (json.loads((tmp_path / k / "results.json").read_text()) for k in ("local", "ray"))
     assert on_ray["rows"] == local["rows"] and len(local["rows"]) > 20
     assert (tmp_path / "ray" / "results.csv").read_bytes() == (tmp_path / "local" / "results.csv").read_bytes()
+
+
+def test_rllib_old_option_names_parse_to_the_same_config_with_a_warning():
+    """``cardzoo train GAME --backend rllib`` takes PPO's settings under the names every trainer uses; the RLlib
+    path's old names (--batch, --minibatch, --epochs, --clip, --entropy) give the same config, each with a warning."""
+    from cardzoo.evaluation.cli import build_parser
+    from cardzoo.training.common import renames
+    from cardzoo.training.rllib import train as rllib_train
+
+    table = renames(rllib_train.RllibTrainConfig)
+    assert table == {"batch": "steps_per_iteration", "minibatch": "minibatch_size", "epochs": "update_epochs",
+                     "clip": "clip_coef", "entropy": "ent_coef"}
+    values = {"steps_per_iteration": "200", "minibatch_size": "100", "update_epochs": "2", "clip_coef": "0.3",
+              "ent_coef": "0.02"}
+    new = [a for name, value in values.items() for a in ("--" + name.replace("_", "-"), value)]
+    old = [a for name, new_name in table.items() for a in ("--" + name, values[new_name])]
+    expected = rllib_train.parse_args(["rope_team", *new])
+    assert expected.steps_per_iteration == 200 and expected.clip_coef == 0.3
+    with pytest.warns(FutureWarning) as warned:
+        assert rllib_train.parse_args(["rope_team", *old]) == expected
+    assert len(warned) == 5 and "--entropy is now --ent-coef" in str(warned[-1].message)
+    parser = build_parser("rllib")
+    with pytest.warns(FutureWarning) as warned:
+        assert rllib_train.config(parser.parse_args(["train", "rope_team", "--backend", "rllib", *old])) == expected
+    assert "--batch is now --steps-per-iteration" in str(warned[0].message) and len(warned) == 5
+    import argparse
+
+    from cardzoo.training import commands
+
+    train_parser = argparse.ArgumentParser(prog="cardzoo")
+    commands.add_parser(train_parser.add_subparsers(dest="command"), "rllib")
+    args = train_parser.parse_args(["train", "rope_team", "--backend", "rllib", *new])
+    assert commands.trainer("rllib") is rllib_train and rllib_train.config(args) == expected

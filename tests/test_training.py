@@ -72,7 +72,7 @@ def test_tick_env_hides_the_other_seats_choice():
 
 
 def test_smoke_training_run(tmp_path):
-    cfg = TrainConfig(steps=2048, n_envs=2, n_steps=512, batch_size=256, n_epochs=1, hidden=(32, 32),
+    cfg = TrainConfig(steps=2048, num_envs=2, num_steps=512, minibatch_size=256, update_epochs=1, hidden=(32, 32),
                       imitate_games=40, imitate_epochs=1, eval_games=4, eval_every=1024, levels=("normal", "hard"),
                       out=str(tmp_path / "run"), threads=1)
     policy = train(cfg, command="test")
@@ -141,9 +141,9 @@ def test_versus_env_rewards_are_the_learners_outcome():
 def test_smoke_training_other_games(game, tmp_path):
     from cardzoo.training import train as train_module
 
-    cfg = TrainConfig(game=game, steps=2048, n_envs=2, n_steps=512, batch_size=256, n_epochs=1, hidden=(32,),
-                      imitate_games=6, imitate_epochs=1, eval_games=4, eval_every=1024, out=str(tmp_path / game),
-                      threads=1)
+    cfg = TrainConfig(game=game, steps=2048, num_envs=2, num_steps=512, minibatch_size=256, update_epochs=1,
+                      hidden=(32,), imitate_games=6, imitate_epochs=1, eval_games=4, eval_every=1024,
+                      out=str(tmp_path / game), threads=1)
     assert cfg.imitate == {"summit_rush": "simple", "rook": "heuristic"}[game]
     policy = train(cfg, command="test")
     run = json.loads((tmp_path / game / "run.json").read_text())
@@ -302,9 +302,9 @@ def test_talking_games_are_an_option_for_summit_rush_only():
 
 
 def test_smoke_training_talking_summit_rush(tmp_path):
-    cfg = TrainConfig(game="summit_rush", talk=True, features="summit_rush_simple_talk", steps=1024, n_envs=2,
-                      n_steps=256, batch_size=256, n_epochs=1, hidden=(16,), imitate_games=4, imitate_epochs=1,
-                      eval_games=2, eval_every=1024, out=str(tmp_path / "talk"), threads=1)
+    cfg = TrainConfig(game="summit_rush", talk=True, features="summit_rush_simple_talk", steps=1024, num_envs=2,
+                      num_steps=256, minibatch_size=256, update_epochs=1, hidden=(16,), imitate_games=4,
+                      imitate_epochs=1, eval_games=2, eval_every=1024, out=str(tmp_path / "talk"), threads=1)
     agent = LearnedAgent(train(cfg, command="test"))
     assert agent.policy.meta["config"]["talk"] and agent.policy.meta["actions"] == 58 * 57
     env = summit_rush_v0.parallel_env(illegal_action="raise")
@@ -314,15 +314,15 @@ def test_smoke_training_talking_summit_rush(tmp_path):
 
 
 def test_steps_are_whole_rollouts_and_progress_never_passes_100_percent(tmp_path, capsys):
-    """PPO learns from whole rollouts (n_envs * n_steps): 200 steps with rollouts of 2 * 64 run 256, say so first,
+    """PPO learns from whole rollouts (num_envs * num_steps): 200 steps with rollouts of 2 * 64 run 256, say so first,
     and the progress counts to 256, never past 100 % or below 0 s left."""
     import re
 
-    cfg = TrainConfig(steps=200, n_envs=2, n_steps=64, batch_size=64, n_epochs=1, hidden=(16,), imitate=None,
-                      eval_games=2, eval_every=10_000, out=str(tmp_path / "run"), threads=1)
+    cfg = TrainConfig(steps=200, num_envs=2, num_steps=64, minibatch_size=64, update_epochs=1, hidden=(16,),
+                      imitate=None, eval_games=2, eval_every=10_000, out=str(tmp_path / "run"), threads=1)
     train(cfg, command="test")
     out, err = capsys.readouterr()
-    assert "steps: 200 rounded up to 256, whole rollouts of n_envs * n_steps = 2 * 64 = 128 steps" in out
+    assert "steps: 200 rounded up to 256, whole rollouts of num_envs * num_steps = 2 * 64 = 128 steps" in out
     # stderr is not a terminal here: no carriage-return bar, one closing line that counts to the rounded total
     assert "\r" not in err
     progress = re.findall(r"training: (\d[\d,]*)/(\d[\d,]*) steps in [\d.]+ s, ~(-?\d+) s left", err)

@@ -31,24 +31,25 @@ round), ``run.json``, ``train.log``. Torch runs on CPU with ``threads`` threads.
 from __future__ import annotations
 
 import argparse
-import json
-import shlex
-import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
 
-from .train import EVAL_BASE_SEED, Curve, RunLog, add_options, option
+from . import common
+from .common import Curve, Evaluations, RunLog, held_out, option, renamed_options
 
 LABEL_BASE_SEED = 30_000_000  # labelling deals: not the report's (0..) nor the held-out evaluation's (10M..)
 
 
+@renamed_options
 @dataclass
 class DistilConfig:
-    """The options of a distillation run; each is a flag of ``cardzoo train GAME --backend distil``."""
+    """The options of a distillation run; each is a flag of ``cardzoo train GAME --backend distil``. The fit's
+    settings have the names they have in every cardzoo trainer; the earlier ``epochs`` and ``batch_size`` still
+    work, with a warning."""
 
     game: str = option("rope_team", "the game: rope_team or summit_rush (one level per Summit Rush run)")
     levels: tuple[str, ...] = option((), "levels labelled and evaluated, in turn (default: the game's levels)")
@@ -72,9 +73,9 @@ class DistilConfig:
                                          "cardzoo/agents/policies, or a .npz path) or none (fresh weights; default: "
                                          "the shipped PPO policy, rope_team or summit_rush_<level>; baseline: "
                                          "fresh weights wired to play the baseline's choice read from the features)")
-    epochs: int = option(8, "passes over the aggregated data per fit", low=1)
+    update_epochs: int = option(8, "passes over the aggregated data per fit", low=1, old=["epochs"])
     learning_rate: float = option(1e-3, "Adam step size", low=0)
-    batch_size: int = option(512, "minibatch size", low=1)
+    minibatch_size: int = option(512, "minibatch size", low=1, old=["batch_size"])
     eval_games: int = option(300, "held-out games per level after each round", low=1)
     workers: int = option(1, "processes for labelling and evaluation", low=1)
     seed: int = option(0, "seeds torch, numpy, the labelling deals and the students' mixing", low=0)
@@ -370,17 +371,17 @@ def fit(cfg: DistilConfig, data: dict[str, np.ndarray], log):
 
     log(f"fit on {len(train_idx)} decisions (held out {len(held_idx)}): agreement before "
         f"{100 * agreement(train_idx):.1f}% / held-out {100 * agreement(held_idx):.1f}%")
-    for epoch in range(cfg.epochs):
+    for epoch in range(cfg.update_epochs):
         order = rng.permutation(train_idx)
         total = 0.0
-        for start in range(0, len(order), cfg.batch_size):
-            idx = order[start : start + cfg.batch_size]
+        for start in range(0, len(order), cfg.minibatch_size):
+            idx = order[start : start + cfg.minibatch_size]
             loss = F.cross_entropy(masked_logits(idx), y_t[idx])
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
             total += float(loss.detach()) * len(idx)
-        log(f"  epoch {epoch + 1}/{cfg.epochs}: loss {total / max(len(order), 1):.4f}, agreement "
+        log(f"  epoch {epoch + 1}/{cfg.update_epochs}: loss {total / max(len(order), 1):.4f}, agreement "
             f"{100 * agreement(train_idx):.1f}% / held-out {100 * agreement(held_idx):.1f}%")
     return hidden, action, {"agreement": agreement(train_idx), "held_out_agreement": agreement(held_idx)}
 
@@ -390,21 +391,17 @@ def evaluate(policy: Path, cfg: DistilConfig) -> dict[str, float]:
     """Win rate per level, the policy in both seats, on the held-out deals ``EVAL_BASE_SEED + i``."""
     from cardzoo.evaluation.distil_study import results
 
-    seeds = [EVAL_BASE_SEED + i for i in range(cfg.eval_games)]
-    return {level: float(np.mean(results(str(policy), level, seeds, cfg.workers, cfg.game))) for level in cfg.levels}
+    return held_out(cfg.levels, cfg.eval_games,
+                    lambda level, seeds: float(np.mean(results(str(policy), level, seeds, cfg.workers, cfg.game))))
 
 
 # ----------------------------------------------------------------------------- the DAgger loop
 class DaggerCurve(Curve):
     """The held-out win rate after each round against the labelled decisions aggregated so far (0: the init)."""
 
-    def draw(self, out: Path) -> None:
-        from cardzoo.evaluation.charts import line_chart
-
-        levels = [k for k in self.rows[0] if k not in ("steps", "seconds", "mean")]
-        series = {k: [(r["steps"], r[k]) for r in self.rows] for k in [*levels, "mean"]}
-        line_chart("DAgger rounds: win rate on held-out deals", series, out / "curve.png",
-                   x_label="labelled decisions (aggregated; 0 = the init policy)")
+    title = "DAgger rounds: win rate on held-out deals"
+    x_label = "labelled decisions (aggregated; 0 = the init policy)"
+    always_mean = True
 
 
 def _load(paths) -> list[dict[str, np.ndarray]]:
@@ -440,10 +437,11 @@ def train(cfg: DistilConfig, command: str = "") -> Path:
     parts = _load(cfg.datasets)
     if parts:
         log(f"{sum(len(p['labels']) for p in parts)} labelled decisions from {len(cfg.datasets)} earlier file(s)")
-    curve, best, student, rounds = DaggerCurve(), {"mean": -1.0}, None, []
+    evaluations, student, rounds = Evaluations(out, log, DaggerCurve()), None, []
     if cfg.init not in (None, "baseline"):  # where the fits start: the curve's first point
         rates = evaluate(_init_path(cfg.init), cfg)
-        curve.add(steps=0, seconds=round(time.time() - start), **rates, mean=float(np.mean(list(rates.values()))))
+        evaluations.curve.add(steps=0, seconds=round(time.time() - start), **rates,
+                              mean=float(np.mean(list(rates.values()))))
         log(f"init {cfg.init}: " + ", ".join(f"{k} {100 * v:.1f}%" for k, v in rates.items()))
     if parts and cfg.start_round > 0:  # a continued run: its first round's student is fitted to the earlier data
         hidden, action, _ = fit(cfg, _aggregate(parts), log)
@@ -459,46 +457,36 @@ def train(cfg: DistilConfig, command: str = "") -> Path:
         student = export_layers(hidden, action, out / "checkpoints" / f"round_{k}.npz",
                                 {**meta, "round": k, "decisions": decisions, "seconds": round(time.time() - start)})
         rates = evaluate(student, cfg)
-        mean = float(np.mean(list(rates.values())))
-        curve.add(steps=decisions, seconds=round(time.time() - start), **rates, mean=mean)
-        curve.write(out)
         rounds.append({"round": k, "decisions": decisions, **agreement, "held_out_win_rates": rates})
-        shown = ", ".join(f"{lv} {100 * v:.1f}%" for lv, v in rates.items())
-        log(f"round {k}: {shown} (mean {100 * mean:.1f}%)")
-        if mean > best["mean"]:
-            best.update(mean=mean, round=k, rates=rates)
-            (out / "policy.npz").write_bytes(student.read_bytes())
+        evaluations.add(rates, row={"steps": decisions, "seconds": round(time.time() - start)}, where={"round": k},
+                        heading=f"round {k}", copies={student: "policy.npz"})
+    best = evaluations.best
     run = {**meta, "seed": cfg.seed, "wall_seconds": round(time.time() - start), "rounds": rounds, "best": best,
            "torch_threads": cfg.threads}
-    (out / "run.json").write_text(json.dumps(run, indent=1))
+    common.write_run(out, run)
     log(f"done in {time.time() - start:.0f} s; best held-out mean {100 * best['mean']:.1f}% at round "
         f"{best.get('round')}; policy: {out / 'policy.npz'}")
     log.close()
     return out / "policy.npz"
 
 
+def add_options(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """DistilConfig's fields as ``parser``'s arguments (``cardzoo train GAME --backend distil``)."""
+    return common.add_options(parser, DistilConfig, GAMES)
+
+
 def config(args: argparse.Namespace) -> DistilConfig:
     """The config of parsed options ("none" turns ``features`` or ``init`` off); ValueError if they conflict."""
-    values = {f.name: getattr(args, f.name) for f in fields(DistilConfig)}
-    for key in ("features", "init"):
-        if values[key] in ("none", "None", ""):
-            values[key] = None
-    return DistilConfig(**{k: tuple(v) if isinstance(v, list) else v for k, v in values.items()})
+    return common.config(args, DistilConfig)
 
 
 def parse_args(argv: list[str]) -> DistilConfig:
-    parser = add_options(argparse.ArgumentParser(prog="cardzoo train GAME --backend distil",
-                                                 description=__doc__.splitlines()[0]), DistilConfig, GAMES)
-    args = parser.parse_args(argv)
-    try:
-        return config(args)
-    except ValueError as err:
-        parser.error(str(err))
+    return common.parse_args(DistilConfig, argv, "cardzoo train GAME --backend distil", __doc__.splitlines()[0],
+                             GAMES)
 
 
 def main(argv: list[str] | None = None) -> Path:
-    argv = sys.argv[1:] if argv is None else argv
-    return train(parse_args(argv), command="python -m cardzoo.training.distil " + shlex.join(argv))
+    return common.main(parse_args, train, argv, "python -m cardzoo.training.distil")
 
 
 if __name__ == "__main__":

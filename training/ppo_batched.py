@@ -45,10 +45,6 @@ from the batched engines (``cardzoo.envs.batched``) and sends back an array of a
 from __future__ import annotations
 
 import argparse
-import json
-import shlex
-import shutil
-import sys
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -61,9 +57,10 @@ from cardzoo.agents.learned import NumpyPolicy
 from cardzoo.envs.batched import make_batched
 from cardzoo.evaluation.progress import Progress
 
+from . import common
 from .cleanrl_ppo import Agent
+from .common import Evaluations, RunLog, held_out, option, whole_rollouts
 from .export import export_layers
-from .train import EVAL_BASE_SEED, Curve, option
 
 # games with a batched engine: the engine's env name, the levels a run mixes by default, its win outcome
 GAMES = {"rope_team": {"env": "rope_team_v0", "levels": ("easy", "normal", "hard", "expert"), "win": "win"},
@@ -84,7 +81,7 @@ class BatchedConfig:
     learning_rate: float = option(3e-4, "Adam step size", low=0)
     num_envs: int = option(1024, "games stepped together, split evenly over the levels", low=1)
     num_steps: int = option(32, "decisions per game slot per rollout", low=1)
-    minibatch_size: int = option(2048, "decisions per gradient step (the SB3 path's batch_size)", low=2)
+    minibatch_size: int = option(2048, "decisions per gradient step", low=2)
     update_epochs: int = option(4, "passes over each rollout", low=1)
     gamma: float = option(1.0, "discount: games are short and only the outcome counts", low=0)
     gae_lambda: float = option(0.95, "GAE lambda", low=0)
@@ -176,18 +173,19 @@ def greedy(policy: NumpyPolicy, inputs: np.ndarray, mask: np.ndarray) -> np.ndar
 def evaluate(policy_path: Path, cfg: BatchedConfig, games: int) -> dict[str, float]:
     """Win rate per level with the policy in every seat, on train.py's held-out deals ``EVAL_BASE_SEED + i``."""
     policy = NumpyPolicy(policy_path)
-    rates = {}
-    for level in cfg.levels:
+
+    def rate(level: str, seeds: list[int]) -> float:
         one = BatchedConfig(**{**asdict(cfg), "levels": (level,), "features": cfg.features})
-        engines = Engines(one, games, EVAL_BASE_SEED)
+        engines = Engines(one, len(seeds), seeds[0])  # slot i plays seed seeds[0] + i first
         obs, mask, _ = engines.reset()
-        playing, won = np.ones(games, bool), np.zeros(games, bool)
+        playing, won = np.ones(len(seeds), bool), np.zeros(len(seeds), bool)
         while playing.any():  # every slot plays its first game to the end; later games are ignored
             obs, mask, _, _, done = engines.step(greedy(policy, engines.inputs(obs, mask), mask))
             won |= playing & engines.wins(done)
             playing &= ~done
-        rates[level] = float(won.mean())
-    return rates
+        return float(won.mean())
+
+    return held_out(cfg.levels, games, rate)
 
 
 def warm_start(agent: Agent, cfg: BatchedConfig, log) -> None:
@@ -263,14 +261,7 @@ class Phases:
 # ----------------------------------------------------------------------------- training
 def train(cfg: BatchedConfig, command: str = "") -> Path:
     out = Path(cfg.out)
-    (out / "checkpoints").mkdir(parents=True, exist_ok=True)
-    log_file = open(out / "train.log", "a")
-
-    def log(message: str) -> None:
-        line = f"[{time.strftime('%H:%M:%S')}] {message}"
-        print(line, flush=True)
-        log_file.write(line + "\n")
-        log_file.flush()
+    log = RunLog(out)
 
     torch.set_num_threads(cfg.threads)
     torch.manual_seed(cfg.seed)
@@ -279,7 +270,7 @@ def train(cfg: BatchedConfig, command: str = "") -> Path:
     engines = Engines(cfg, cfg.num_envs, cfg.seed * 2**45)
     n, t_len = cfg.num_envs, cfg.num_steps
     batch = n * t_len
-    total = -(-cfg.steps // batch) * batch
+    total = whole_rollouts(cfg, cfg.steps)
     obs, mask, seat = engines.reset()
     n_inputs, n_actions = engines.inputs(obs, mask).shape[1], mask.shape[1]
     agent = Agent(n_inputs, n_actions, cfg.hidden)
@@ -302,7 +293,7 @@ def train(cfg: BatchedConfig, command: str = "") -> Path:
     next_legal.copy_(torch.from_numpy(mask))
     slots, deciding = np.arange(n), seat
 
-    curve, best = Curve(), {"mean": -1.0}
+    evaluations = Evaluations(out, log)
     steps, next_eval, games, won = 0, 0, 0, 0
     learn_seconds = learn_cpu = 0.0  # time in rollouts and updates (no evaluation)
     phases = Phases()
@@ -311,14 +302,8 @@ def train(cfg: BatchedConfig, command: str = "") -> Path:
         path = export(agent, out / "checkpoints" / f"step_{steps}.npz",
                       {**meta, "steps": steps, "seconds": round(time.time() - start)})
         rates = evaluate(path, cfg, cfg.eval_games)
-        mean = float(np.mean(list(rates.values())))
-        curve.add(steps=steps, seconds=round(time.time() - start), **rates, mean=mean)
-        curve.write(out)
-        shown = ", ".join(f"{k} {100 * v:.1f}%" for k, v in rates.items())
-        log(f"step {steps:,}: {shown} (mean {100 * mean:.1f}%)")
-        if mean > best["mean"]:
-            best.update(mean=mean, steps=steps, rates=rates)
-            shutil.copyfile(path, out / "policy.npz")
+        evaluations.add(rates, row={"steps": steps, "seconds": round(time.time() - start)}, where={"steps": steps},
+                        heading=f"step {steps:,}", copies={path: "policy.npz"})
 
     bar = Progress("training", total, unit="decisions", every=60)
     while steps < total and not (cfg.minutes and time.time() - start > 60 * cfg.minutes):
@@ -400,40 +385,42 @@ def train(cfg: BatchedConfig, command: str = "") -> Path:
     bar.close()
 
     export(agent, out / "final.npz", {**meta, "steps": steps, "seconds": round(time.time() - start)})
-    if curve.rows[-1]["steps"] < steps:
+    if evaluations.curve.rows[-1]["steps"] < steps:
         phases.start()
         checkpoint()
         phases.lap("evaluation")
     seconds = time.time() - start
     profile = {phase: {"cpu_seconds": round(s, 2), "us_per_decision": round(1e6 * s / steps, 2)}
                for phase, s in phases.seconds.items()}
+    best = evaluations.best
     run = {**meta, "seed": cfg.seed, "steps": steps, "wall_seconds": round(seconds), "best": best,
            "env_steps_per_second": round(steps / seconds), "env_seconds": round(phases.seconds["engine step"], 1),
            "learn_seconds": round(learn_seconds, 1), "learn_cpu_seconds": round(learn_cpu, 1),
            "torch_threads": cfg.threads, "profile": profile}
-    (out / "run.json").write_text(json.dumps(run, indent=1))
+    common.write_run(out, run)
     log(f"done in {seconds:.0f} s ({steps / seconds:,.0f} decisions/s); best mean win rate "
         f"{100 * best['mean']:.1f}% at step {best['steps']:,}; policy: {out / 'policy.npz'}")
-    log_file.close()
+    log.close()
     return out / "policy.npz"
 
 
 # ----------------------------------------------------------------------------- command line
-def parse_args(argv: list[str]) -> BatchedConfig:
-    from .train import add_options, config
+def add_options(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """BatchedConfig's fields as ``parser``'s arguments (``cardzoo train GAME --backend batched``)."""
+    return common.add_options(parser, BatchedConfig, GAMES)
 
-    parser = argparse.ArgumentParser(prog="cardzoo train GAME --backend batched", description=__doc__.splitlines()[0])
-    args = add_options(parser, BatchedConfig, GAMES).parse_args(argv)
-    try:
-        return config(args, BatchedConfig)
-    except ValueError as err:
-        parser.error(str(err))
+
+def config(args: argparse.Namespace) -> BatchedConfig:
+    return common.config(args, BatchedConfig)
+
+
+def parse_args(argv: list[str]) -> BatchedConfig:
+    return common.parse_args(BatchedConfig, argv, "cardzoo train GAME --backend batched", __doc__.splitlines()[0],
+                             GAMES)
 
 
 def main(argv: list[str] | None = None) -> Path:
-    argv = sys.argv[1:] if argv is None else argv
-    cfg = parse_args(argv)
-    return train(cfg, command="cardzoo train --backend batched " + " ".join(shlex.quote(a) for a in argv))
+    return common.main(parse_args, train, argv, "cardzoo train --backend batched")
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
 """Train a cardzoo policy with MaskablePPO (sb3-contrib) on CPU: ``cardzoo train rope_team --steps 2000000``.
 
 Read top to bottom: options, environments, (optional) imitation warm start, PPO with periodic evaluation on fixed
-deals, export of the best policy to numpy, learning curve. Everything a run makes goes to ``--out``:
+deals, export of the best policy to numpy, learning curve (the options machinery, evaluation loop, curve and log
+are ``cardzoo.training.common``'s, shared by every trainer). Everything a run makes goes to ``--out``:
 ``policy.npz`` (best by evaluation), ``final.npz``, ``checkpoints/``, ``curve.csv``, ``curve.png``, ``run.json``
 (options, seed, steps, wall time, the command) and TensorBoard logs when tensorboard is installed.
 
@@ -13,46 +14,43 @@ from the report's deals (``0 .. N-1``), so choosing the best checkpoint does not
 from __future__ import annotations
 
 import argparse
-import csv
-import json
-import shlex
-import shutil
-import sys
 import time
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
 
 from cardzoo.evaluation.progress import Progress
 
-EVAL_BASE_SEED = 10_000_000
+from . import common
+from .common import EVAL_BASE_SEED, Curve, Evaluations, RunLog, held_out, option, renamed_options, whole_rollouts
+
+__all__ = ["EVAL_BASE_SEED", "Curve", "RunLog", "TrainConfig", "add_options", "config", "evaluate", "main",
+           "make_model", "option", "parse_args", "train", "whole_rollouts"]
 
 
-def option(default, help: str, low: float | None = None):
-    """A TrainConfig field: its default, its one-line help for ``cardzoo train GAME --help`` and, for numbers, the
-    smallest value the command line accepts."""
-    return field(default=default, metadata={"help": help, "low": low})
-
-
+@renamed_options
 @dataclass
 class TrainConfig:
-    """The options of a run; each is a flag of ``cardzoo train`` (``n_envs`` is ``--n-envs``)."""
+    """The options of a run; each is a flag of ``cardzoo train`` (``num_envs`` is ``--num-envs``). PPO's settings
+    have CleanRL's names, as in every cardzoo trainer; SB3's own names (``n_envs``, ``n_steps``, ``batch_size``,
+    ``n_epochs``, ``clip_range``) still work, with a warning."""
 
     game: str = option("rope_team", "the game: rope_team, summit_rush or rook")
     levels: tuple[str, ...] = option((), "levels mixed in training, one policy for all (default: the game's levels)")
     steps: int = option(1_000_000, "PPO environment steps (one step = one seat's decision), rounded up to whole "
-                                   "rollouts of n_envs * n_steps", low=1)
+                                   "rollouts of num_envs * num_steps", low=1)
     seed: int = option(0, "seeds torch, numpy and the deals", low=0)
     hidden: tuple[int, ...] = option((128, 128), "hidden layer sizes of the actor and of the critic", low=1)
     learning_rate: float = option(1e-4, "Adam step size", low=0)
-    n_envs: int = option(8, "environments stepped together", low=1)
-    n_steps: int = option(1024, "steps per environment per rollout", low=1)
-    batch_size: int = option(2048, "minibatch size", low=2)
-    n_epochs: int = option(4, "passes over each rollout", low=1)
+    num_envs: int = option(8, "environments stepped together", low=1, old=["n_envs"])
+    num_steps: int = option(1024, "steps per environment per rollout", low=1, old=["n_steps"])
+    minibatch_size: int = option(2048, "minibatch size", low=2, old=["batch_size"])
+    update_epochs: int = option(4, "passes over each rollout", low=1, old=["n_epochs"])
     gamma: float = option(1.0, "discount: episodes are short and only the outcome counts", low=0)
     gae_lambda: float = option(0.95, "GAE lambda", low=0)
-    clip_range: float = option(0.1, "PPO clip; small, so fine-tuning does not undo the warm start", low=0)
+    clip_coef: float = option(0.1, "PPO clip; small, so fine-tuning does not undo the warm start", low=0,
+                              old=["clip_range"])
     ent_coef: float = option(0.003, "entropy bonus", low=0)
     talk: bool = option(False, "Summit Rush: talking games, the message channel on (default: silent summit, the "
                                "games the shipped policies were trained on)")
@@ -97,7 +95,7 @@ def _rope_team_envs(cfg: TrainConfig):
 
     makers = [lambda level=level: rope_team_v0.raw_env(level=level, shaping=cfg.shaping) for level in cfg.levels]
     return [lambda i=i: SharedPolicyEnv(makers, seed=cfg.seed * 1000 + i, features=cfg.features)
-            for i in range(cfg.n_envs)]
+            for i in range(cfg.num_envs)]
 
 
 def _summit_rush_envs(cfg: TrainConfig):
@@ -106,7 +104,7 @@ def _summit_rush_envs(cfg: TrainConfig):
     from .gym_envs import TickEnv
 
     makers = [lambda level=level: summit_rush_v0.parallel_env(level=level, talk=cfg.talk) for level in cfg.levels]
-    return [lambda i=i: TickEnv(makers, seed=cfg.seed * 1000 + i, features=cfg.features) for i in range(cfg.n_envs)]
+    return [lambda i=i: TickEnv(makers, seed=cfg.seed * 1000 + i, features=cfg.features) for i in range(cfg.num_envs)]
 
 
 # Rook: the learner meets the heuristic, random play and its own earlier snapshots (added at each checkpoint).
@@ -133,7 +131,7 @@ def _rook_envs(cfg: TrainConfig):
     from .gym_envs import VersusEnv
 
     return [lambda i=i: VersusEnv(lambda: rook_v0.raw_env(rounds=1), _rook_opponent, seed=cfg.seed * 1000 + i,
-                                  reward_scale=ROOK_REWARD_SCALE, features=cfg.features) for i in range(cfg.n_envs)]
+                                  reward_scale=ROOK_REWARD_SCALE, features=cfg.features) for i in range(cfg.num_envs)]
 
 
 GAMES = {
@@ -161,25 +159,25 @@ def evaluate(policy_path: Path, cfg: TrainConfig, games: int) -> dict[str, float
     from cardzoo.envs.common.record import make_env
     from cardzoo.evaluation.runner import play_env_game
 
-    rates = {}
     env_name = GAMES[cfg.game]["env"]
-    for level in cfg.levels:
+
+    def rate(level: str, seeds: list[int]) -> float:
         env = make_env(env_name, **_env_options(cfg, level))
         learned = LearnedAgent(policy_path)
         if cfg.game == "rook":
             opponent = make_agent("heuristic", env_name)
             won = 0
-            for i in range(games):
+            for i, seed in enumerate(seeds):
                 seat = i % 2
                 agents = [learned, opponent] if seat == 0 else [opponent, learned]
-                returns = play_env_game(env, agents, EVAL_BASE_SEED + i)["returns"]
+                returns = play_env_game(env, agents, seed)["returns"]
                 won += returns[seat] > returns[1 - seat]
-            rates["vs_heuristic"] = won / games
-        else:
-            agents = [learned for _ in env.possible_agents]
-            wins = sum(play_env_game(env, agents, EVAL_BASE_SEED + i)["outcome"] == "win" for i in range(games))
-            rates[level] = wins / games
-    return rates
+            return won / len(seeds)
+        agents = [learned for _ in env.possible_agents]
+        return sum(play_env_game(env, agents, seed)["outcome"] == "win" for seed in seeds) / len(seeds)
+
+    rates = held_out(cfg.levels, games, rate)
+    return {"vs_heuristic": rates[cfg.levels[0]]} if cfg.game == "rook" else rates
 
 
 # ----------------------------------------------------------------------------- imitation warm start
@@ -255,56 +253,8 @@ def warm_start(model, cfg: TrainConfig, log) -> None:
 
 
 # ----------------------------------------------------------------------------- main
-@dataclass
-class Curve:
-    rows: list[dict] = field(default_factory=list)
-
-    def add(self, **row) -> None:
-        self.rows.append(row)
-
-    def write(self, out: Path) -> None:
-        with open(out / "curve.csv", "w", newline="") as f:
-            writer = csv.DictWriter(f, fieldnames=list(self.rows[0]))
-            writer.writeheader()
-            writer.writerows(self.rows)
-        self.draw(out)
-
-    @classmethod
-    def read(cls, out: Path) -> Curve:
-        """The curve a run wrote to ``out/curve.csv``."""
-        with open(out / "curve.csv", newline="") as f:
-            return cls([{k: float(v) for k, v in row.items()} for row in csv.DictReader(f)])
-
-    def draw(self, out: Path) -> None:
-        """``curve.png`` and ``curve.svg`` in ``out`` (nothing without matplotlib)."""
-        from cardzoo.evaluation.charts import line_chart
-
-        levels = [k for k in self.rows[0] if k not in ("steps", "seconds", "mean")]
-        names = levels if len(levels) == 1 else [*levels, "mean"]
-        series = {k: [(r["steps"], r[k]) for r in self.rows] for k in names}
-        line_chart("Win rate during training (held-out deals)", series, out / "curve.png",
-                   x_label="environment steps")
-
-
-class RunLog:
-    """A run's folder (with ``checkpoints/``) and its log: timestamped lines to the terminal and to ``train.log``."""
-
-    def __init__(self, out: Path):
-        (out / "checkpoints").mkdir(parents=True, exist_ok=True)
-        self.file = open(out / "train.log", "a")
-
-    def __call__(self, message: str) -> None:
-        line = f"[{time.strftime('%H:%M:%S')}] {message}"
-        print(line, flush=True)
-        self.file.write(line + "\n")
-        self.file.flush()
-
-    def close(self) -> None:
-        self.file.close()
-
-
 def make_model(cfg: TrainConfig, tensorboard_log: str | None = None):
-    """The run's MaskablePPO on its vector of ``n_envs`` envs (torch's threads and seed set as the run's)."""
+    """The run's MaskablePPO on its vector of ``num_envs`` envs (torch's threads and seed set as the run's)."""
     import torch
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.vec_env import DummyVecEnv
@@ -313,16 +263,10 @@ def make_model(cfg: TrainConfig, tensorboard_log: str | None = None):
     torch.manual_seed(cfg.seed)
     return MaskablePPO(
         "MlpPolicy", DummyVecEnv(GAMES[cfg.game]["vec_envs"](cfg)), learning_rate=cfg.learning_rate,
-        n_steps=cfg.n_steps, batch_size=cfg.batch_size, n_epochs=cfg.n_epochs, gamma=cfg.gamma,
-        gae_lambda=cfg.gae_lambda, clip_range=cfg.clip_range, ent_coef=cfg.ent_coef, seed=cfg.seed, device="cpu",
+        n_steps=cfg.num_steps, batch_size=cfg.minibatch_size, n_epochs=cfg.update_epochs, gamma=cfg.gamma,
+        gae_lambda=cfg.gae_lambda, clip_range=cfg.clip_coef, ent_coef=cfg.ent_coef, seed=cfg.seed, device="cpu",
         tensorboard_log=tensorboard_log, policy_kwargs={"net_arch": {"pi": list(cfg.hidden), "vf": list(cfg.hidden)}},
     )
-
-
-def whole_rollouts(cfg: TrainConfig, steps: int) -> int:
-    """``steps`` rounded up to whole rollouts of ``n_envs * n_steps``: PPO collects and learns from whole rollouts."""
-    rollout = cfg.n_envs * cfg.n_steps
-    return -(-steps // rollout) * rollout
 
 
 def train(cfg: TrainConfig, command: str = "") -> Path:
@@ -335,8 +279,9 @@ def train(cfg: TrainConfig, command: str = "") -> Path:
 
     total = whole_rollouts(cfg, cfg.steps)
     if total != cfg.steps:
-        log(f"steps: {cfg.steps:,} rounded up to {total:,}, whole rollouts of n_envs * n_steps = {cfg.n_envs} * "
-            f"{cfg.n_steps:,} = {cfg.n_envs * cfg.n_steps:,} steps (a smaller --n-steps makes shorter rollouts)")
+        log(f"steps: {cfg.steps:,} rounded up to {total:,}, whole rollouts of num_envs * num_steps = {cfg.num_envs} "
+            f"* {cfg.num_steps:,} = {cfg.num_envs * cfg.num_steps:,} steps (a smaller --num-steps makes shorter "
+            "rollouts)")
     start = time.time()
     try:
         import tensorboard  # noqa: F401
@@ -349,8 +294,7 @@ def train(cfg: TrainConfig, command: str = "") -> Path:
     if cfg.imitate:
         warm_start(model, cfg, log)
 
-    curve = Curve()
-    best = {"mean": -1.0}
+    evaluations = Evaluations(out, log)
 
     def checkpoint(steps: int) -> None:
         path = export_policy(model, out / "checkpoints" / f"step_{steps}.npz",
@@ -358,14 +302,8 @@ def train(cfg: TrainConfig, command: str = "") -> Path:
         rates = evaluate(path, cfg, cfg.eval_games)
         if cfg.game == "rook":
             ROOK_POOL.append(path)
-        mean = float(np.mean(list(rates.values())))
-        curve.add(steps=steps, seconds=round(time.time() - start), **rates, mean=mean)
-        curve.write(out)
-        shown = ", ".join(f"{k} {100 * v:.1f}%" for k, v in rates.items())
-        log(f"step {steps}: {shown} (mean {100 * mean:.1f}%)")
-        if mean > best["mean"]:
-            best.update(mean=mean, steps=steps, rates=rates)
-            shutil.copyfile(path, out / "policy.npz")
+        evaluations.add(rates, row={"steps": steps, "seconds": round(time.time() - start)}, where={"steps": steps},
+                        heading=f"step {steps}", copies={path: "policy.npz"})
 
     class Checkpoints(BaseCallback):
         def __init__(self, bar: Progress):
@@ -392,12 +330,12 @@ def train(cfg: TrainConfig, command: str = "") -> Path:
         model.learn(total_timesteps=total, callback=Checkpoints(bar), tb_log_name="ppo")
     export_policy(model, out / "final.npz", {**meta, "steps": model.num_timesteps,
                                               "seconds": round(time.time() - start)})
-    if curve.rows[-1]["steps"] < model.num_timesteps:
+    if evaluations.curve.rows[-1]["steps"] < model.num_timesteps:
         checkpoint(model.num_timesteps)
     seconds = time.time() - start
-    run = {**meta, "seed": cfg.seed, "steps": int(model.num_timesteps), "wall_seconds": round(seconds),
-           "best": best, "torch_threads": cfg.threads}
-    (out / "run.json").write_text(json.dumps(run, indent=1))
+    best = evaluations.best
+    common.write_run(out, {**meta, "seed": cfg.seed, "steps": int(model.num_timesteps), "wall_seconds": round(seconds),
+                           "best": best, "torch_threads": cfg.threads})
     log(f"done in {seconds:.0f} s; best mean win rate {100 * best['mean']:.1f}% at step {best.get('steps')}; "
         f"policy: {out / 'policy.npz'}")
     log.close()
@@ -405,63 +343,22 @@ def train(cfg: TrainConfig, command: str = "") -> Path:
 
 
 def add_options(parser: argparse.ArgumentParser, config_class=None, games=None) -> argparse.ArgumentParser:
-    """The fields of ``config_class`` (default TrainConfig) as ``parser``'s arguments, each with its help and default;
-    the game is positional, one of ``games`` (default the SB3 path's)."""
-    from cardzoo.evaluation.cli import number
-
-    for f in fields(config_class or TrainConfig):
-        default = f.default  # the declared default: "default", () and "" resolve per game in __post_init__
-        shown = " ".join(map(str, default)) if isinstance(default, tuple) else "none" if default is None else default
-        help = f.metadata["help"].replace("%", "%%")
-        if f.name == "game":
-            parser.add_argument("game", choices=sorted(games or GAMES), help=help)
-            continue
-        help += f" (default: {shown})" if shown != "" and "default:" not in help else ""
-        flag = "--" + f.name.replace("_", "-")
-        if isinstance(default, tuple):
-            kind = int if default and isinstance(default[0], int) else str
-            low = f.metadata["low"]
-            parser.add_argument(flag, nargs="+", type=kind if low is None else number(kind, low), default=default,
-                                help=help)
-        elif isinstance(default, bool):
-            parser.add_argument(flag, action=argparse.BooleanOptionalAction, default=default, help=help)
-        elif f.name == "features":
-            from cardzoo.agents.features import FEATURES
-
-            parser.add_argument(flag, choices=[*FEATURES, "none"], default=default, help=help)
-        elif isinstance(default, bool):
-            parser.add_argument(flag, action="store_true", help=f.metadata["help"].replace("%", "%%"))
-        elif default is None or isinstance(default, str):
-            parser.add_argument(flag, default=default, help=help)
-        else:
-            parser.add_argument(flag, type=number(type(default), f.metadata["low"]), default=default, help=help)
-    return parser
+    """The options of ``config_class`` (default TrainConfig) as ``parser``'s arguments; the game is positional, one
+    of ``games`` (default the SB3 path's). ``cardzoo train`` builds its sb3 and rllib options with it."""
+    return common.add_options(parser, config_class or TrainConfig, games or GAMES)
 
 
 def config(args: argparse.Namespace, config_class=None):
-    """The config (default TrainConfig) of parsed options ("none" turns an optional name off); ValueError if they
-    conflict."""
-    config_class = config_class or TrainConfig
-    values = {f.name: getattr(args, f.name) for f in fields(config_class)}
-    for key in ("imitate", "features"):
-        if key in values and values[key] in ("none", "None", ""):
-            values[key] = None
-    return config_class(**{k: tuple(v) if isinstance(v, list) else v for k, v in values.items()})
+    """The config (default TrainConfig) of parsed options; ValueError if they conflict."""
+    return common.config(args, config_class or TrainConfig)
 
 
 def parse_args(argv: list[str]) -> TrainConfig:
-    parser = add_options(argparse.ArgumentParser(prog="cardzoo train", description=__doc__.splitlines()[0]))
-    args = parser.parse_args(argv)
-    try:
-        return config(args)
-    except ValueError as err:
-        parser.error(str(err))
+    return common.parse_args(TrainConfig, argv, "cardzoo train", __doc__.splitlines()[0], GAMES)
 
 
 def main(argv: list[str] | None = None) -> Path:
-    argv = sys.argv[1:] if argv is None else argv
-    cfg = parse_args(argv)
-    return train(cfg, command="cardzoo train " + " ".join(shlex.quote(a) for a in argv))
+    return common.main(parse_args, train, argv, "cardzoo train")
 
 
 if __name__ == "__main__":

@@ -14,11 +14,6 @@ On a cluster every node needs cardzoo installed (the env runners build the envs 
 from __future__ import annotations
 
 import argparse
-import csv
-import json
-import shlex
-import shutil
-import sys
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -27,19 +22,22 @@ import numpy as np
 
 from cardzoo.evaluation.progress import Progress
 
-from ..train import RunLog, option
-from ..train import add_options as add_train_options
-from ..train import config as train_config
+from .. import common
+from ..common import Curve, Evaluations, RunLog, option, renamed_options
+from ..train import GAMES
 
 
+@renamed_options
 @dataclass
 class RllibTrainConfig:
     """The options of a run; each is a flag of ``cardzoo train GAME --backend rllib`` (``env_runners`` is
-    ``--env-runners``)."""
+    ``--env-runners``). PPO's settings have the names they have in every cardzoo trainer; the earlier ``batch``,
+    ``minibatch``, ``epochs``, ``clip`` and ``entropy`` still work, with a warning."""
 
     game: str = option("rope_team", "the game: rope_team, summit_rush or rook")
     level: str | None = option(None, "Rope Team or Summit Rush level (default: normal); Rook trains on single rounds")
-    iterations: int = option(50, "PPO iterations: each samples --batch env steps, then learns on them", low=1)
+    iterations: int = option(50, "PPO iterations: each samples --steps-per-iteration env steps, then learns on them",
+                             low=1)
     env_runners: int = option(2, "RLlib EnvRunner actors sampling in parallel (0: sample in this process)", low=0)
     envs_per_runner: int = option(8, "envs each runner steps together (their decisions in one forward pass)", low=1)
     address: str | None = option(None, "the Ray cluster to join (e.g. auto, ray://host:10001; default: Ray started "
@@ -47,13 +45,14 @@ class RllibTrainConfig:
     seed: int = option(0, "seeds RLlib, torch and the deals", low=0)
     hidden: tuple[int, ...] = option((128, 128), "hidden layer sizes of the actor and of the critic", low=1)
     learning_rate: float = option(3e-4, "Adam step size", low=0)
-    batch: int = option(4000, "env steps per iteration (train_batch_size_per_learner)", low=1)
-    minibatch: int = option(500, "minibatch size", low=1)
-    epochs: int = option(4, "passes over each batch", low=1)
+    steps_per_iteration: int = option(4000, "env steps per iteration (train_batch_size_per_learner)", low=1,
+                                      old=["batch"])
+    minibatch_size: int = option(500, "minibatch size", low=1, old=["minibatch"])
+    update_epochs: int = option(4, "passes over each batch", low=1, old=["epochs"])
     gamma: float = option(1.0, "discount: episodes are short and only the outcome counts", low=0)
     gae_lambda: float = option(0.95, "GAE lambda", low=0)
-    clip: float = option(0.2, "PPO clip", low=0)
-    entropy: float = option(0.01, "entropy bonus", low=0)
+    clip_coef: float = option(0.2, "PPO clip", low=0, old=["clip"])
+    ent_coef: float = option(0.01, "entropy bonus", low=0, old=["entropy"])
     seat_policies: bool = option(False, "Rook: one policy per seat instead of one shared (self-play) policy")
     eval_every: int = option(5, "iterations between evaluations (and checkpoints)", low=1)
     eval_games: int = option(500, "games per evaluation", low=1)
@@ -81,8 +80,9 @@ def build(cfg: RllibTrainConfig):
     return ppo_config(
         cfg.game, env=env_options(cfg), seat_policies=cfg.seat_policies, env_runners=cfg.env_runners,
         envs_per_runner=cfg.envs_per_runner, hidden=cfg.hidden, seed=cfg.seed, lr=cfg.learning_rate,
-        train_batch_size_per_learner=cfg.batch, minibatch_size=cfg.minibatch, num_epochs=cfg.epochs,
-        gamma=cfg.gamma, lambda_=cfg.gae_lambda, clip_param=cfg.clip, entropy_coeff=cfg.entropy,
+        train_batch_size_per_learner=cfg.steps_per_iteration, minibatch_size=cfg.minibatch_size,
+        num_epochs=cfg.update_epochs, gamma=cfg.gamma, lambda_=cfg.gae_lambda, clip_param=cfg.clip_coef,
+        entropy_coeff=cfg.ent_coef,
     ).build_algo()
 
 
@@ -126,19 +126,12 @@ def report_rates(policy: Path, cfg: RllibTrainConfig) -> dict[str, float]:
     return rates
 
 
-def write_curve(rows: list[dict], out: Path) -> None:
-    from cardzoo.evaluation.charts import line_chart
+class RllibCurve(Curve):
+    """The held-out win rates by env steps; a row also holds the iteration and RLlib's mean episode return."""
 
-    with open(out / "curve.csv", "w", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
-    rates = [k for k in rows[0] if k not in ("iteration", "env_steps", "seconds", "episode_return_mean")]
-    if len(rates) == 2:  # one rate and its mean: the same line
-        rates.remove("mean")
-    series = {k: [(r["env_steps"], r[k]) for r in rows] for k in rates}
-    line_chart("Win rate during training (held-out deals, RLlib PPO)", series, out / "curve.png",
-               x_label="environment steps")
+    title = "Win rate during training (held-out deals, RLlib PPO)"
+    x = "env_steps"
+    skip = ("iteration", "seconds", "episode_return_mean")
 
 
 def _total(count) -> int:
@@ -163,8 +156,7 @@ class Run:
                     "env_runners": algo.env_runner_group.num_healthy_remote_workers()}
         self.iteration, self.env_steps, self.agent_steps, self.train_seconds = 0, 0, 0, 0.0
         self.losses: dict[str, float] = {}
-        self.rows: list[dict] = []
-        self.best: dict = {"mean": -1.0}
+        self.evaluations = Evaluations(out, log, RllibCurve())
         self.start = time.time()
 
     def iterate(self) -> dict:
@@ -212,17 +204,18 @@ class Run:
         paths = self.export(self.out / "checkpoints", f"iter_{it}")
         rates = {(k if len(paths) == 1 else f"{p}:{k}"): v
                  for p, path in paths.items() for k, v in evaluate(path, self.cfg).items()}
-        mean = float(np.mean(list(rates.values())))
         ret = result[ENV_RUNNER_RESULTS].get(EPISODE_RETURN_MEAN, float("nan")) if result else float("nan")
-        self.rows.append({"iteration": it, "env_steps": self.env_steps, "seconds": round(time.time() - self.start),
-                          "episode_return_mean": ret, **rates, "mean": mean})
-        write_curve(self.rows, self.out)
-        self.log(f"iteration {it}, {self.env_steps:,} env steps: "
-                 + ", ".join(f"{k} {100 * v:.1f}%" for k, v in rates.items()))
-        if mean > self.best["mean"]:
-            self.best = {"mean": mean, "iteration": it, "env_steps": self.env_steps, "rates": rates}
-            for p, path in paths.items():
-                shutil.copyfile(path, self.out / self.files("policy")[p])
+        self.evaluations.add(
+            rates, row={"iteration": it, "env_steps": self.env_steps, "seconds": round(time.time() - self.start),
+                        "episode_return_mean": ret},
+            where={"iteration": it, "env_steps": self.env_steps},
+            heading=f"iteration {it}, {self.env_steps:,} env steps",
+            copies={path: self.files("policy")[p] for p, path in paths.items()}, show_mean=False)
+
+    @property
+    def best(self) -> dict:
+        """The best evaluation so far: its mean, iteration, env steps and rates."""
+        return self.evaluations.best
 
     def summary(self) -> dict:
         """What ``run.json`` holds: options, command, steps, times, throughput, Ray, final losses, the best."""
@@ -261,7 +254,7 @@ def train(cfg: RllibTrainConfig, command: str = "") -> Path:
         summary["report_deals"] = {"games": cfg.report_games,
                                    **{n: report_rates(out / n, cfg) for n in run.files("policy").values()}}
         log(f"on the report's deals 0..{cfg.report_games - 1}: {summary['report_deals']}")
-    (out / "run.json").write_text(json.dumps(summary, indent=1))
+    common.write_run(out, summary)
     log(f"done in {summary['wall_seconds']} s ({summary['env_steps_per_second']:.0f} env steps/s while training); "
         f"best mean win rate {100 * run.best['mean']:.1f}% at iteration {run.best['iteration']}; policies in {out}")
     log.close()
@@ -270,18 +263,20 @@ def train(cfg: RllibTrainConfig, command: str = "") -> Path:
 
 def add_options(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     """RllibTrainConfig's fields as ``parser``'s arguments (``cardzoo train GAME --backend rllib``)."""
-    return add_train_options(parser, RllibTrainConfig)
+    return common.add_options(parser, RllibTrainConfig, GAMES)
 
 
 def config(args: argparse.Namespace) -> RllibTrainConfig:
-    return train_config(args, RllibTrainConfig)
+    return common.config(args, RllibTrainConfig)
+
+
+def parse_args(argv: list[str]) -> RllibTrainConfig:
+    return common.parse_args(RllibTrainConfig, argv, "python -m cardzoo.training.rllib.train",
+                             __doc__.splitlines()[0], GAMES)
 
 
 def main(argv: list[str] | None = None) -> Path:
-    argv = sys.argv[1:] if argv is None else argv
-    parser = add_options(argparse.ArgumentParser(prog="python -m cardzoo.training.rllib.train",
-                                                 description=__doc__.splitlines()[0]))
-    return train(config(parser.parse_args(argv)), command="cardzoo train --backend rllib " + shlex.join(argv))
+    return common.main(parse_args, train, argv, "cardzoo train --backend rllib")
 
 
 if __name__ == "__main__":
