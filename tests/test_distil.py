@@ -17,8 +17,8 @@ from cardzoo.agents.registry import make_agent  # noqa: E402
 from cardzoo.agents.rope_team_search import RopeTeamSearch  # noqa: E402
 from cardzoo.envs.rope_team import rules  # noqa: E402
 from cardzoo.envs.rope_team.observer import LAYOUT, observe_bits  # noqa: E402
-from cardzoo.evaluation import distil_study  # noqa: E402
-from cardzoo.evaluation.runner import agent_seed  # noqa: E402
+from cardzoo.evaluation.matches.runner import agent_seed  # noqa: E402
+from cardzoo.evaluation.studies import distil as distil_study  # noqa: E402
 from cardzoo.training import distil  # noqa: E402
 
 from .hidden_worlds import rope_team_hidden_variant  # noqa: E402

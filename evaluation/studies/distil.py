@@ -8,7 +8,7 @@ without ``act_bits``); Summit Rush through its silent Parallel env, every seat a
 the same deals, so each comparison is paired: the difference of win rates with its 95 % interval and McNemar's
 exact p-value (:func:`.stats.paired`); each rate has its Wilson interval.
 
-    nice python -m cardzoo.evaluation.distil_study --agents simple learned runs/distil/policy.npz \\
+    nice python -m cardzoo.evaluation.studies.distil --agents simple learned runs/distil/policy.npz \\
         --games 2000 --workers 2 --out evaluation/results/training/rope_team_distilled/report_deals.json
 
 The first two agents named are the baselines every other agent is paired against (default: ``learned`` and
@@ -35,9 +35,9 @@ import numpy as np
 from cardzoo.envs.rope_team import rules
 from cardzoo.envs.rope_team.observer import LAYOUT, observe_bits
 
+from ..matches.runner import agent_seed
+from ..stats import paired, wilson
 from .ceilings_rope_team import deal
-from .runner import agent_seed
-from .stats import paired, wilson
 
 LEVELS = ("easy", "normal", "hard", "expert")
 _CARDS = np.arange(52, dtype=np.int64)
@@ -200,7 +200,7 @@ def main(argv: list[str] | None = None) -> None:
     from cardzoo.envs.common.argtypes import number
 
     argv = sys.argv[1:] if argv is None else argv
-    parser = argparse.ArgumentParser(prog="python -m cardzoo.evaluation.distil_study", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m cardzoo.evaluation.studies.distil", description=__doc__)
     parser.add_argument("--agents", nargs="+", default=["learned", "simple"],
                         help="registry names or policy files; the first two are the baselines")
     parser.add_argument("--game", choices=sorted(_PLAY), default="rope_team")
@@ -216,7 +216,7 @@ def main(argv: list[str] | None = None) -> None:
     if set(levels) - set(LEVELS_OF[args.game]):
         parser.error(f"{args.game} has levels {', '.join(LEVELS_OF[args.game])}")
     data = study(args.agents, levels, args.games, args.workers, Path(args.cache) if args.cache else None, args.game)
-    data["command"] = "python -m cardzoo.evaluation.distil_study " + shlex.join(argv)
+    data["command"] = "python -m cardzoo.evaluation.studies.distil " + shlex.join(argv)
     data["wall_seconds"] = round(time.time() - start)
     data["machine"] = {"cpus": os.cpu_count(), "python": platform.python_version(),
                        "load_average_at_end": os.getloadavg()}

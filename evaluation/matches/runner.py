@@ -36,7 +36,7 @@ from cardzoo.envs.common.errors import IllegalActionError
 from cardzoo.envs.common.record import make_env
 from cardzoo.evaluation.progress import Progress
 
-from . import summit_rush_ticks
+from . import ticks
 
 
 @dataclass(frozen=True)
@@ -141,7 +141,7 @@ FAST_LOOPS: dict[str, Callable] = {"rope_team_v0": _rope_team_bits_game}
 
 # Games played tick by tick for records with more than the final info (env, agents, seed) -> record, and the
 # version of those records, part of the cache key.
-GAME_LOOPS: dict[str, Callable] = {"summit_rush_v0": summit_rush_ticks.play_game}
+GAME_LOOPS: dict[str, Callable] = {"summit_rush_v0": ticks.play_game}
 RECORD_VERSIONS = {"summit_rush_v0": "ticks-1"}
 
 # ---------------------------------------------------------------------------- the cache

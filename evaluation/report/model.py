@@ -21,7 +21,7 @@ from pathlib import Path
 
 QUICK_GAMES = 2000
 FULL_GAMES = 10_000
-RESULTS = Path(__file__).resolve().parent / "results"
+RESULTS = Path(__file__).resolve().parents[1] / "results"
 
 
 @dataclass
@@ -65,7 +65,7 @@ SECTIONS: dict[str, Callable[[Settings], Section]] = {}
 def play(settings: Settings, env: str, agents: list[str] | tuple[str, ...], games: int | None = None,
          **options) -> list[dict]:
     """Records of ``games`` (default ``settings.games``) games of a matchup, with the report's workers and cache."""
-    from .runner import Matchup, run
+    from ..matches.runner import Matchup, run
 
     return run(Matchup.of(env, list(agents), **options), settings.games if games is None else games,
                workers=settings.workers, cache_dir=settings.cache, progress=settings.progress,
@@ -93,14 +93,15 @@ def section(game: str):
 
 
 def _load_sections() -> None:
-    # Importing a game's study module registers its section; a game whose study is missing is skipped loudly.
-    from . import rope_team_study  # noqa: F401
+    # Importing a game's section module registers its section; a game whose module is missing is skipped loudly.
+    from .sections import rope_team  # noqa: F401
 
-    for name in ("summit_rush_study", "rook_study"):
+    for name in ("summit_rush", "rook"):
+        module = f"{__package__}.sections.{name}"
         try:
-            __import__(f"{__package__}.{name}")
+            __import__(module)
         except ModuleNotFoundError as err:
-            if err.name != f"{__package__}.{name}":
+            if err.name != module:
                 raise
 
 
@@ -131,7 +132,7 @@ def write(settings: Settings, sections: list[Section], command: str | None = Non
         f"({time.strftime('%Y-%m-%d')}, Python {platform.python_version()}).",
         "",
     ]
-    from .search_report import summary_lines
+    from .search import summary_lines
 
     lines += summary_lines(sections)
     for s in sections:
