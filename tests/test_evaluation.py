@@ -188,7 +188,7 @@ def test_only_redoes_its_sections_and_keeps_the_others_of_a_report_of_the_same_s
 
 
 def test_every_game_has_its_section_registered():
-    from cardzoo.evaluation.report import model as report
+    from cardzoo.evaluation.report import build as report
 
     report._load_sections()
     assert {name: fn.__name__ for name, fn in report.SECTIONS.items()} == {

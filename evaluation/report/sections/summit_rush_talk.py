@@ -29,7 +29,8 @@ from ...matches.race import race
 from ...matches.ticks import WHAT
 from ...stats import paired, wilson
 from ..charts import Bar, bar_chart
-from ..model import QUICK_GAMES, RESULTS, Row, Section, Settings, play, wins, write
+from ..model import QUICK_GAMES, RESULTS, Row, Section, Settings, play, wins
+from ..writer import write
 
 ENV = "summit_rush_v0"
 GAME = "summit_rush"
