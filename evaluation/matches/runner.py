@@ -29,14 +29,12 @@ from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from cardzoo.agents.registry import make_agent
-from cardzoo.envs.common.errors import IllegalActionError
 from cardzoo.envs.common.record import make_env
 from cardzoo.evaluation.progress import Progress
 
 from . import ticks
+from .loops import FAST_LOOPS, agent_seed
 
 
 @dataclass(frozen=True)
@@ -67,10 +65,6 @@ class Matchup:
     def label(self) -> str:
         opts = " ".join(f"{k}={v}" for k, v in self.options)
         return f"{self.env} {opts} {'+'.join(self.agents)}".strip()
-
-
-def agent_seed(game_seed: int, seat: int) -> int:
-    return (game_seed * 1_000_003 + seat * 7919) % (2**63)
 
 
 # ---------------------------------------------------------------------------- one game
@@ -113,30 +107,6 @@ def play_env_game(env, agents: Sequence, seed: int) -> dict[str, Any]:
         else:
             env.step(agents[seat_of[agent_id]].act(obs["observation"], obs["action_mask"]))
     return {**final, "returns": totals}
-
-
-def _rope_team_bits_game(options: dict[str, Any], agents: Sequence, seed: int) -> dict[str, Any]:
-    """Rope Team without the env wrapper: the same deal as ``env.reset(seed)`` and the same observations (as
-    the integer the observation vector is made from), for agents with ``act_bits``. Tested equal to the env loop."""
-    from cardzoo.envs.rope_team import rules
-    from cardzoo.envs.rope_team.env import make_config
-    from cardzoo.envs.rope_team.observer import observe_bits
-
-    game_options = {k: v for k, v in options.items() if k in ("level", "ropes", "trumps", "max_deals", "open_hands")}
-    rng = np.random.default_rng(seed)
-    s = rules.new_game(make_config(**game_options), rules.shuffled_deck(rng), rng, dealer=1)
-    while s.outcome is None:
-        seat = s.to_move
-        legal = rules.legal_mask(s)
-        card = agents[seat].act_bits(observe_bits(s, seat), legal)
-        if not legal >> card & 1:
-            raise IllegalActionError(f"agent {agents[seat].name} played illegal card {card}")
-        rules.play(s, card)
-    r = rules.rewards(s)
-    return {**rules.summary(s), "returns": [r, r]}
-
-
-FAST_LOOPS: dict[str, Callable] = {"rope_team_v0": _rope_team_bits_game}
 
 
 # Games played tick by tick for records with more than the final info (env, agents, seed) -> record, and the

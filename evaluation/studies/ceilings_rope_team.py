@@ -28,20 +28,13 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
-
 from cardzoo.agents.oracles.rope_team import DEFAULT_BUDGET, solve
 from cardzoo.envs.rope_team import rules
 
+from ..matches.loops import deal
 from ..stats import wilson
 
 VERDICT_CHARS = {True: "W", False: "L", None: "?"}
-
-
-def deal(seed: int, level: str) -> rules.State:
-    """Game ``seed`` of ``level``, dealt as the env's ``reset(seed=seed)`` deals it."""
-    rng = np.random.default_rng(seed)
-    return rules.new_game(rules.LEVELS[level], rules.shuffled_deck(rng), rng, dealer=1)
 
 
 def _solve_one(args: tuple[int, str, int]) -> tuple[int, bool | None, int, float]:

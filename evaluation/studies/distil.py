@@ -2,9 +2,9 @@
 strategy (``cardzoo.training.distil`` makes the policies; this module needs numpy only). Rope Team and Summit Rush.
 
 Game ``i`` of a level is the report's game ``i`` (``reset(seed=i)``), both seats the same agent (a registry name or
-a policy file), agent seeds as the runner's (:func:`.runner.agent_seed`). Rope Team is played on the rules module
-with the observation the env would give (:func:`.ceilings_rope_team.deal`; its bits, as the vector for agents
-without ``act_bits``); Summit Rush through its silent Parallel env, every seat acting each tick. Every team meets
+a policy file), agent seeds as the runner's. :mod:`cardzoo.evaluation.matches.loops` plays the games: Rope Team
+on the rules module with the observation the env would give (its bits, as the vector for agents without
+``act_bits``); Summit Rush through its silent Parallel env, every seat acting each tick. Every team meets
 the same deals, so each comparison is paired: the difference of win rates with its 95 % interval and McNemar's
 exact p-value (:func:`.stats.paired`); each rate has its Wilson interval.
 
@@ -27,128 +27,15 @@ import platform
 import shlex
 import sys
 import time
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import numpy as np
 
-from cardzoo.envs.rope_team import rules
-from cardzoo.envs.rope_team.observer import LAYOUT, observe_bits
-
-from ..matches.runner import agent_seed
+from ..matches.loops import ENVS, cached_results
 from ..stats import paired, wilson
-from .ceilings_rope_team import deal
 
 LEVELS = ("easy", "normal", "hard", "expert")
-_CARDS = np.arange(52, dtype=np.int64)
-
-
-def mask_array(legal: int) -> np.ndarray:
-    """The env's action mask (int8, one entry per card) of a legal-cards bit mask."""
-    return ((legal >> _CARDS) & 1).astype(np.int8)
-
-
-def act(agent, bits: int, legal: int) -> int:
-    """``agent``'s card from an observation's bits: ``act_bits`` if it has it, else its ``act`` on the vectors."""
-    if hasattr(agent, "act_bits"):
-        return agent.act_bits(bits, legal)
-    return agent.act(LAYOUT.to_array(bits), mask_array(legal))
-
-
-def play(level: str, seed: int, agents: list, game: str = "rope_team") -> bool:
-    """Whether ``agents`` (one per seat) win the report's game ``seed`` of ``level`` of ``game``."""
-    return _PLAY[game](level, seed, agents)
-
-
-def _play_rope_team(level: str, seed: int, agents: list) -> bool:
-    s = deal(seed, level)
-    for seat, agent in enumerate(agents):
-        agent.reset(seed=agent_seed(seed, seat))
-    while s.outcome is None:
-        seat = s.to_move
-        legal = rules.legal_mask(s)
-        card = act(agents[seat], observe_bits(s, seat), legal)
-        if not legal >> card & 1:
-            raise RuntimeError(f"{agents[seat].name} played an illegal card {card} in game {seed} of {level}")
-        rules.play(s, card)
-    return s.outcome == "win"
-
-
-_ENVS: dict = {}
-
-
-def summit_rush_env(level: str):
-    """The silent Summit Rush Parallel env of ``level`` (one per process), strict about illegal moves."""
-    if level not in _ENVS:
-        from cardzoo.envs import summit_rush_v0
-
-        _ENVS[level] = summit_rush_v0.parallel_env(level=level, talk=False, illegal_action="raise")
-    return _ENVS[level]
-
-
-def _play_summit_rush(level: str, seed: int, agents: list) -> bool:
-    """The report's game ``seed`` (``reset(seed=seed)``), each seat acting on its observation every tick."""
-    env = summit_rush_env(level)
-    obs, _ = env.reset(seed=seed)
-    for seat, agent in enumerate(agents):
-        agent.reset(seed=agent_seed(seed, seat))
-    info: dict = {}
-    while env.agents:
-        actions = {name: agents[seat].act(obs[name]["observation"], obs[name]["action_mask"])
-                   for seat, name in enumerate(env.possible_agents)}
-        obs, _, _, _, infos = env.step(actions)
-        info = infos[env.possible_agents[0]]
-    return info["outcome"] == "win"
-
-
-_PLAY = {"rope_team": _play_rope_team, "summit_rush": _play_summit_rush}
-ENVS = {"rope_team": "rope_team_v0", "summit_rush": "summit_rush_v0"}
 LEVELS_OF = {"rope_team": LEVELS, "summit_rush": ("normal", "hard")}
-
-
-def make_team(name: str, game: str = "rope_team") -> list:
-    from cardzoo.agents.registry import make_agent
-
-    return [make_agent(name, ENVS[game]) for _ in range(2)]
-
-
-def _play_many(job: tuple[str, str, list[int], str]) -> list[bool]:
-    name, level, seeds, game = job
-    agents = make_team(name, game)
-    return [play(level, seed, agents, game) for seed in seeds]
-
-
-def results(name: str, level: str, seeds: list[int], workers: int = 1, game: str = "rope_team") -> list[bool]:
-    """Wins of team ``name`` (both seats) on the deals ``seeds`` of ``level``, in order; ``workers`` processes."""
-    if workers <= 1:
-        return _play_many((name, level, seeds, game))
-    chunks = [seeds[i::workers] for i in range(workers)]
-    with ProcessPoolExecutor(workers) as pool:
-        parts = list(pool.map(_play_many, [(name, level, c, game) for c in chunks]))
-    won = [False] * len(seeds)
-    for i, part in enumerate(parts):
-        for j, w in enumerate(part):
-            won[i + j * workers] = w
-    return won
-
-
-def cached_results(name: str, level: str, games: int, workers: int, cache: Path | None,
-                   game: str = "rope_team") -> list[bool]:
-    """:func:`results` on deals ``0 .. games-1``, kept in ``cache`` (a folder) under the agent's name and weights'
-    fingerprint, so a baseline is played once for all the candidates it is paired with."""
-    from cardzoo.agents.registry import fingerprint
-
-    path = None
-    if cache is not None:
-        stem = Path(name).stem if name.endswith(".npz") else name
-        path = cache / f"{game}-{stem}-{fingerprint(name, ENVS[game]) or 'code'}-{level}-{games}.json"
-        if path.is_file():
-            return [c == "W" for c in json.loads(path.read_text())["results"]]
-    won = results(name, level, list(range(games)), workers, game)
-    if path is not None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps({"agent": name, "level": level, "results": "".join("W" if w else "L" for w in won)}))
-    return won
 
 
 def study(agents: list[str], levels: tuple[str, ...], games: int, workers: int = 1, cache: Path | None = None,
@@ -203,7 +90,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m cardzoo.evaluation.studies.distil", description=__doc__)
     parser.add_argument("--agents", nargs="+", default=["learned", "simple"],
                         help="registry names or policy files; the first two are the baselines")
-    parser.add_argument("--game", choices=sorted(_PLAY), default="rope_team")
+    parser.add_argument("--game", choices=sorted(ENVS), default="rope_team")
     parser.add_argument("--levels", nargs="+", choices=sorted({*LEVELS, "normal", "hard"}),
                         help="default: the game's levels (Rope Team: all four; Summit Rush: normal and hard)")
     parser.add_argument("--games", type=number(int, 1), default=2000, help="deals per level, from 0")

@@ -1,7 +1,7 @@
 """The Rope Team search agent on the report's deals: win rates, paired against the simple strategy, cross-play,
 time per decision, and where its losses come from.
 
-Game ``i`` is the report's game ``i`` (``reset(seed=i)``: :func:`.ceilings_rope_team.deal`), played by the
+Game ``i`` is the report's game ``i`` (``reset(seed=i)``: :func:`cardzoo.evaluation.matches.loops.deal`), played by the
 runner's loop with the runner's agent seeds, so every team meets the same deals and the comparison with the
 simple strategy is paired (McNemar). Time is CPU time (``time.process_time``) inside ``act_bits`` of the search
 seats, per decision; one process, so run it alone (``nice``).
@@ -54,10 +54,10 @@ from cardzoo.envs.common.cards import mask_to_bits
 from cardzoo.envs.rope_team import rules
 from cardzoo.envs.rope_team.observer import LAYOUT, observe_bits
 
+from ..matches.loops import deal
 from ..matches.runner import agent_seed
 from ..report.model import load_result
 from ..stats import paired, wilson
-from .ceilings_rope_team import deal
 
 LEVELS = ("easy", "normal", "hard", "expert")
 
