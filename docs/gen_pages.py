@@ -2,7 +2,7 @@
 
 - ``games/<game>.md``: the env's docstring (its documentation page: spaces, observation slices, rewards, info,
   options, version history), a rendered table, and the rules and rulings of ``seeds/<game>.md``;
-- ``report.md``: the committed evaluation report, ``evaluation/report/summary.md`` with its charts;
+- ``report.md``: the committed evaluation report, ``evaluation/results/report/summary.md`` with its charts;
 - ``tutorials/train-with-your-library.md``, ``speed.md``, ``play.md``: sections of README.md;
 - ``reference/<package>.md``: the API reference (mkdocstrings) of every module;
 - ``changelog.md``: CHANGELOG.md.
@@ -24,6 +24,8 @@ GAMES = {  # page name -> (title, env module, the class or function whose docstr
     "rook": ("Rook for Two", "rook_v0", "raw_env", "rook_for_two.md"),
 }
 REFERENCE = ("envs", "agents", "training", "evaluation", "play")
+# Old module names that re-export a moved module: left out of the reference, which shows each object once.
+SHIMS = ("evaluation/runner.py", "evaluation/moved")
 README_PAGES = {  # README section -> page
     "Train with your own library": "tutorials/train-with-your-library.md",
     "Speed": "speed.md",
@@ -136,17 +138,18 @@ def readme_pages() -> None:
 
 
 def report_page() -> None:
-    report = ROOT / "evaluation" / "report"
+    report = ROOT / "evaluation" / "results" / "report"
     text = (report / "summary.md").read_text()
     with mkdocs_gen_files.open("report.md", "w") as f:
         f.write(local_links(text, report, "report.md") + "\n\n## Citing\n\n" +
-                "Cite the version you used (`CITATION.cff`); this report is `evaluation/report/summary.md` of that "
-                "version, made by `cardzoo evaluate --full --out evaluation/report`.\n")
+                "Cite the version you used (`CITATION.cff`); this report is `evaluation/results/report/summary.md` of "
+                "that version, made by `cardzoo evaluate --full --out evaluation/results/report`.\n")
 
 
 def reference_pages() -> None:
     for package in REFERENCE:
-        modules = sorted(p for p in (ROOT / package).rglob("*.py") if "policies" not in p.parts)
+        modules = sorted(p for p in (ROOT / package).rglob("*.py") if "policies" not in p.parts
+                         and not any(p.relative_to(ROOT).as_posix().startswith(shim) for shim in SHIMS))
         lines = [f"# cardzoo.{package}", ""]
         for path in modules:
             parts = path.relative_to(ROOT).with_suffix("").parts

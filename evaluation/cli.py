@@ -163,8 +163,8 @@ def replay_games(path: str, line: int | None) -> None:
 
 def race_cmd(args: argparse.Namespace) -> None:
     from cardzoo.agents.registry import make_agent
-    from cardzoo.evaluation.race_the_record import race
-    from cardzoo.evaluation.runner import Matchup, run
+    from cardzoo.evaluation.matches.race import race
+    from cardzoo.evaluation.matches.runner import Matchup, run
 
     env_name = "summit_rush_v0"
     options = _options(args.option)
@@ -185,7 +185,7 @@ def race_cmd(args: argparse.Namespace) -> None:
 
 
 def bench(args: argparse.Namespace) -> None:
-    from cardzoo.evaluation import bench as bench_module
+    from cardzoo.evaluation.benchmarks import envs as bench_module
 
     if args.out:
         writable_file(Path(args.out), "the figures")
@@ -211,7 +211,7 @@ def evaluate(args: argparse.Namespace) -> None:
         report.main(settings)
         return
     try:
-        from cardzoo.evaluation.ray_backend import ray_executor
+        from cardzoo.evaluation.matches.ray_backend import ray_executor
     except ImportError as err:
         raise CommandError(f"--backend ray needs Ray ({err.name} is missing): pip install -e '.[rllib]'") from None
     with ray_executor(args.address) as executor:

@@ -20,7 +20,7 @@ from cardzoo.envs.rope_team import rules as rope_rules
 from cardzoo.envs.summit_rush import rules as summit_rules
 from cardzoo.envs.summit_rush.env import make_config
 from cardzoo.envs.summit_rush.observer import Observer
-from cardzoo.evaluation.runner import Matchup, _Worker
+from cardzoo.evaluation.matches.runner import Matchup, _Worker
 
 DEFAULT_ENVS = {"rope_team_v0": rope_team_v0.env, "rook_v0": rook_v0.env, "summit_rush_v0": summit_rush_v0.parallel_env}
 

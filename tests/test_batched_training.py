@@ -164,7 +164,7 @@ def test_payoff_compares_a_policy_on_the_same_deals(tmp_path):
     """The shipped observation-only policy measured as the "new" policy: on the same deals it ties itself exactly,
     and its rate against the simple strategy is the paired difference of the two rates."""
     from cardzoo.agents.learned import shipped_policy
-    from cardzoo.evaluation.batched_bench import payoff
+    from cardzoo.evaluation.benchmarks.batched import payoff
 
     result = payoff(shipped_policy("rope_team_plain"), 40, tmp_path, workers=1)
     assert json.loads((tmp_path / "report_deals.json").read_text())["levels"] == result["levels"]

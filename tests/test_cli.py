@@ -29,8 +29,8 @@ def test_unknown_option_is_a_clear_error(capsys):
 
 
 def test_race_the_record_adds_up_the_scores_of_the_games_won(capsys):
-    from cardzoo.evaluation.race_the_record import race
-    from cardzoo.evaluation.runner import Matchup, run
+    from cardzoo.evaluation.matches.race import race
+    from cardzoo.evaluation.matches.runner import Matchup, run
 
     main(["race", "--agents", "simple_talk", "--length", "4", "--series", "3", "--first-deal", "20", "-o",
           "level=hard", "--workers", "1"])

@@ -17,8 +17,8 @@ from cardzoo.agents.registry import make_agent  # noqa: E402
 from cardzoo.agents.rope_team_search import RopeTeamSearch  # noqa: E402
 from cardzoo.envs.rope_team import rules  # noqa: E402
 from cardzoo.envs.rope_team.observer import LAYOUT, observe_bits  # noqa: E402
-from cardzoo.evaluation import distil_study  # noqa: E402
-from cardzoo.evaluation.runner import agent_seed  # noqa: E402
+from cardzoo.evaluation.matches import loops  # noqa: E402
+from cardzoo.evaluation.matches.runner import agent_seed  # noqa: E402
 from cardzoo.training import distil  # noqa: E402
 
 from .hidden_worlds import rope_team_hidden_variant  # noqa: E402
@@ -48,7 +48,7 @@ def _replay(job, data):
             card = label
             if legal & (legal - 1):
                 assert np.array_equal(data["obs"][rows], LAYOUT.to_array(bits)), "not the seat's own observation"
-                assert np.array_equal(data["masks"][rows], distil_study.mask_array(legal).astype(bool))
+                assert np.array_equal(data["masks"][rows], loops.mask_array(legal).astype(bool))
                 assert data["labels"][rows] == label, "not the teacher's card from this seat's observation"
                 card = int(data["played"][rows])
                 if card != label:
@@ -93,7 +93,7 @@ def test_summit_rush_labels_are_each_seats_teacher_on_its_own_observation():
            "teacher": {"worlds": 4}, "features": "summit_rush_simple", "mix_seed": [0]}
     data = distil.label_games(job)
     assert (data["labels"] != data["played"]).any()
-    env = distil_study.summit_rush_env("normal")
+    env = loops.summit_rush_env("normal")
     obs, _ = env.reset(seed=5)
     fresh, student, row = SummitRushSearch(worlds=4), LearnedAgent(path), 0
     while env.agents:
@@ -126,7 +126,7 @@ def test_a_tiny_run_writes_a_policy_that_plays_legally(tmp_path):
     assert [r["round"] for r in run["rounds"]] == [0, 1]
     assert (tmp_path / "run" / "curve.png").is_file() and (tmp_path / "run" / "data" / "round_1.npz").is_file()
     # play_game raises on an illegal card; a policy file is an agent name
-    wins = distil_study.results(str(path), "expert", [0, 1, 2])
+    wins = loops.results(str(path), "expert", [0, 1, 2])
     assert len(wins) == 3
     # a run continued from the saved labels: its first round (2) is played by a student fitted to them
     more = distil.DistilConfig(rounds=1, start_round=2, games=1, datasets=(str(tmp_path / "run" / "data" /
@@ -179,7 +179,7 @@ def test_no_peeking_distilled_policy(seed):
     t = rope_team_hidden_variant(s, np.random.default_rng(seed + 1), seat)
     assert observe_bits(t, seat) == observe_bits(s, seat)
     assert (s.hands[1 - seat], s.ridge) != (t.hands[1 - seat], t.ridge), "the pair hides nothing: no test"
-    cards = [distil_study.act(agent, observe_bits(x, seat), rules.legal_mask(x)) for x in (s, t)]
+    cards = [loops.act(agent, observe_bits(x, seat), rules.legal_mask(x)) for x in (s, t)]
     assert cards[0] == cards[1]
 
 
@@ -191,5 +191,5 @@ def test_distilled_summit_rush_policy_plays_the_reports_deals():
     path = RESULTS / "summit_rush_normal_distilled"
     committed = _json.loads((path / "report_deals.json").read_text())["teams"]
     name = next(n for n in committed if n.endswith(".npz"))
-    won = distil_study.results(str(path / "policy.npz"), "normal", list(range(20)), game="summit_rush")
+    won = loops.results(str(path / "policy.npz"), "normal", list(range(20)), game="summit_rush")
     assert "".join("W" if w else "L" for w in won) == committed[name]["normal"]["results"][:20]

@@ -9,9 +9,9 @@ from fractions import Fraction
 import pytest
 
 from cardzoo.evaluation import stats
-from cardzoo.evaluation.charts import Bar, Level, bar_chart, bar_figure, scaling_chart, scaling_figure
 from cardzoo.evaluation.cli import main
-from cardzoo.evaluation.runner import Matchup, run
+from cardzoo.evaluation.matches.runner import Matchup, run
+from cardzoo.evaluation.report.charts import Bar, Level, bar_chart, bar_figure, scaling_chart, scaling_figure
 
 
 def test_wilson_known_values():
@@ -73,7 +73,7 @@ def test_mean_interval_known_values():
 
 
 def test_race_the_record_adds_up_won_games_in_whole_series():
-    from cardzoo.evaluation.race_the_record import race
+    from cardzoo.evaluation.matches.race import race
 
     def game(seed: int, outcome: str, score: int) -> dict:
         return {"seed": seed, "outcome": outcome, "score": score}
@@ -141,7 +141,7 @@ def test_scaling_chart_draws_rate_and_memory_against_n_with_reference_lines(tmp_
 
 
 def test_reports_without_matplotlib_have_no_charts_and_say_so(tmp_path, monkeypatch, capsys):
-    from cardzoo.evaluation import charts
+    from cardzoo.evaluation.report import charts
 
     monkeypatch.setattr(charts, "available", lambda: False)
     assert bar_chart("T", {"a": [Bar("x", 0.5)]}, tmp_path / "c.png") == [] and not (tmp_path / "c.png").exists()
@@ -188,7 +188,7 @@ def test_only_redoes_its_sections_and_keeps_the_others_of_a_report_of_the_same_s
 
 
 def test_every_game_has_its_section_registered():
-    from cardzoo.evaluation import report
+    from cardzoo.evaluation.report import build as report
 
     report._load_sections()
     assert {name: fn.__name__ for name, fn in report.SECTIONS.items()} == {
@@ -221,7 +221,7 @@ def test_statistics_equal_scipys():
 
 
 def test_axis_labels_stay_short_and_the_curve_chart_uses_them(tmp_path):
-    from cardzoo.evaluation.charts import line_chart, short_number
+    from cardzoo.evaluation.report.charts import line_chart, short_number
 
     assert [short_number(x) for x in (0, 250, 250_000, 1_250_000, 2_000_000, 3e9)] == [
         "0", "250", "250k", "1.25M", "2M", "3G"]
@@ -245,8 +245,8 @@ def test_wilson_interval_holds_the_rate_at_every_count_and_every_chart_draws_it(
 
 
 def test_the_committed_search_results_reach_the_report_with_cross_play_times_and_loss_counts():
-    from cardzoo.evaluation import search_report
     from cardzoo.evaluation.report import Section, load_result
+    from cardzoo.evaluation.report import search as search_report
 
     rope, summit, rook = (load_result(f"{g}_search") for g in ("rope_team", "summit_rush", "rook"))
     out = Section("all")
@@ -275,8 +275,9 @@ def test_the_committed_search_results_reach_the_report_with_cross_play_times_and
 
 
 def test_a_target_is_reached_or_not_by_the_rate_and_its_interval(tmp_path, monkeypatch):
-    from cardzoo.evaluation import report, search_report
     from cardzoo.evaluation.report import Section
+    from cardzoo.evaluation.report import model as report
+    from cardzoo.evaluation.report import search as search_report
 
     def team(wins, games):
         r = stats.wilson(wins, games)
@@ -300,8 +301,9 @@ def test_cross_play_with_a_retrained_partner_is_reported_as_measured_with_an_ear
     """A study's search + learned rows name the partner's policy digest; when `learned` is retrained, the report
     says those rows measured the earlier policy (and names the teams) instead of passing them off as today's."""
     from cardzoo.agents.registry import fingerprint
-    from cardzoo.evaluation import report, search_report
     from cardzoo.evaluation.report import Section
+    from cardzoo.evaluation.report import model as report
+    from cardzoo.evaluation.report import search as search_report
 
     def team(partner=None, digest=None):
         r = stats.wilson(7, 10)

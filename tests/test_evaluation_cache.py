@@ -10,8 +10,8 @@ import warnings
 import numpy as np
 import pytest
 
-from cardzoo.evaluation import runner
-from cardzoo.evaluation.runner import CacheWarning, Matchup, read_chunk, run, write_chunk
+from cardzoo.evaluation.matches import runner
+from cardzoo.evaluation.matches.runner import CacheWarning, Matchup, read_chunk, run, write_chunk
 
 MATCHUP = Matchup.of("rope_team_v0", ["random"], level="easy")
 
@@ -78,7 +78,7 @@ def test_a_good_cache_is_read_not_replayed(tmp_path, monkeypatch):
 WRITER = """
 import sys, time
 from pathlib import Path
-from cardzoo.evaluation.runner import write_chunk
+from cardzoo.evaluation.matches.runner import write_chunk
 path, seeds = Path(sys.argv[1]), list(range(500))
 records = [{"seed": s, "outcome": "win", "notes": "x" * 200} for s in seeds]
 end = time.time() + float(sys.argv[2])

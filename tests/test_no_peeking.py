@@ -24,7 +24,7 @@ from cardzoo.agents.rook_search import RookSearch
 from cardzoo.agents.rope_team_search import RopeTeamSearch
 from cardzoo.agents.summit_rush_search import _MEMO, SummitRushSearch
 from cardzoo.envs import rope_team_v0
-from cardzoo.evaluation import rope_team_search_study
+from cardzoo.evaluation.studies import search_rope_team as rope_team_search_study
 
 from .hidden_worlds import GAMES, Diverged, check_no_peeking, holds_live_objects
 

@@ -170,8 +170,8 @@ def test_cli_rejects_bad_training_options_with_a_clear_error(args, message, caps
 
 
 def test_evaluation_shards_on_ray_and_matches_the_local_run(ray_session):
-    from cardzoo.evaluation.ray_backend import RayExecutor
-    from cardzoo.evaluation.runner import Matchup, run
+    from cardzoo.evaluation.matches.ray_backend import RayExecutor
+    from cardzoo.evaluation.matches.runner import Matchup, run
 
     for matchup in (Matchup.of("rope_team_v0", ["simple", "random"], level="hard"),
                     Matchup.of("summit_rush_v0", ["learned"], level="normal", talk=False)):

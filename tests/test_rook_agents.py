@@ -14,7 +14,7 @@ from cardzoo.agents.rook_heuristic import RookHeuristic, best_trumps, bid_limit,
 from cardzoo.envs import rook_v0
 from cardzoo.envs.rook import rules
 from cardzoo.envs.rook.observer import describe, observe_bits
-from cardzoo.evaluation.runner import play_env_game
+from cardzoo.evaluation.matches.runner import play_env_game
 
 from .test_rook_rules import build_deck, c, mask
 
@@ -212,7 +212,7 @@ def test_draw_choice():
 # ---------------------------------------------------------------------------- report section
 def test_rook_report_section(tmp_path):
     from cardzoo.evaluation.report import Settings
-    from cardzoo.evaluation.rook_study import rook
+    from cardzoo.evaluation.report.sections.rook import rook
 
     result = rook(Settings(games=20, workers=1, out=tmp_path, progress=False))
     rows = {(r.setting, r.source): r for r in result.rows}

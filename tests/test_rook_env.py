@@ -384,7 +384,7 @@ def test_render_text_and_rgb():
 
 
 def test_bench_entry_follows_rope_team():
-    from cardzoo.evaluation.bench import BENCHES
+    from cardzoo.evaluation.benchmarks.envs import BENCHES
 
     names = [b.name for b in BENCHES]
     assert names.index("rook_v0") == names.index("rope_team_v0") + 1

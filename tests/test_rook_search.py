@@ -213,7 +213,7 @@ def test_auction(low, mine, hers, expected):
 
 
 def test_study_plays_both_seats_and_classifies_every_loss(tmp_path):
-    from cardzoo.evaluation.rook_search_study import Options, main
+    from cardzoo.evaluation.studies.search_rook import Options, main
 
     summary = main(Options(deals=3, save_every=2, out=tmp_path), "test")
     assert summary["rounds"] == 6 and summary["won"] + summary["ties"] + summary["lost"] == 6

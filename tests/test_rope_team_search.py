@@ -24,8 +24,8 @@ from cardzoo.envs.common.errors import OptionError
 from cardzoo.envs.rope_team import rules
 from cardzoo.envs.rope_team.env import make_config
 from cardzoo.envs.rope_team.observer import LAYOUT, observe_bits
-from cardzoo.evaluation import rope_team_search_study as study
-from cardzoo.evaluation.runner import FAST_LOOPS
+from cardzoo.evaluation.matches.runner import FAST_LOOPS
+from cardzoo.evaluation.studies import search_rope_team as study
 
 from .hidden_worlds import rope_team_hidden_variant
 

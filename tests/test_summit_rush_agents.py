@@ -23,7 +23,7 @@ from cardzoo.envs import summit_rush_v0
 from cardzoo.envs.common.cards import CARD_NAMES
 from cardzoo.envs.summit_rush import rules
 from cardzoo.envs.summit_rush.rules import N_PEAKS, Config
-from cardzoo.evaluation.runner import play_env_game
+from cardzoo.evaluation.matches.runner import play_env_game
 
 STRATEGIES = [SummitRushSimple, SummitRushSimpleTalk]
 

@@ -188,7 +188,7 @@ def test_leaves_the_blueprint_to_beat_the_clock():
 
 
 def test_study_writes_paired_results_and_loss_sources(tmp_path):
-    from cardzoo.evaluation import summit_rush_search_study
+    from cardzoo.evaluation.studies import search_summit_rush as summit_rush_search_study
 
     out = tmp_path / "search.json"
     summit_rush_search_study.main(["--games", "3", "--cross", "2", "--worlds", "1", "--levels", "hard",
@@ -207,7 +207,7 @@ def test_study_writes_paired_results_and_loss_sources(tmp_path):
 
 
 def test_study_adds_the_cross_play_with_a_trained_partner_to_the_committed_file(tmp_path):
-    from cardzoo.evaluation import summit_rush_search_study
+    from cardzoo.evaluation.studies import search_summit_rush as summit_rush_search_study
 
     out = tmp_path / "search.json"
     summit_rush_search_study.main(["--games", "3", "--cross", "1", "--worlds", "1", "--levels", "hard",
@@ -230,8 +230,10 @@ def test_study_adds_the_cross_play_with_a_trained_partner_to_the_committed_file(
 
 
 def test_study_plays_the_documents_untimed_variants_and_the_report_shows_them(tmp_path, monkeypatch):
-    from cardzoo.evaluation import report, search_report, summit_rush_search_study
     from cardzoo.evaluation.report import Section
+    from cardzoo.evaluation.report import model as report
+    from cardzoo.evaluation.report import search as search_report
+    from cardzoo.evaluation.studies import search_summit_rush as summit_rush_search_study
 
     out = tmp_path / "summit_rush_search.json"
     summit_rush_search_study.main(["--games", "3", "--cross", "1", "--worlds", "1", "--levels", "hard",
@@ -246,7 +248,7 @@ def test_study_plays_the_documents_untimed_variants_and_the_report_shows_them(tm
     cells = data["teams"]
     assert set(cells) == {"+".join(t) for t in summit_rush_search_study.TEAMS}
     # The variant's own rules were played: the simple team's results are the runner's on that variant.
-    from cardzoo.evaluation.runner import Matchup, run
+    from cardzoo.evaluation.matches.runner import Matchup, run
 
     runner = run(Matchup.of("summit_rush_v0", ["simple"], **summit_rush_search_study.UNTIMED[variant], talk=False),
                  2, workers=1)
@@ -272,8 +274,8 @@ def test_a_search_seat_with_a_partner_that_turns_by_another_rule_does_not_wait_f
     the simple strategy has the search seat turn; each waited for the other until the tick cap. The seat now sees
     that its partner did not play its part (the table did not change) and plays the blueprint's move, then a move
     of its own."""
-    from cardzoo.evaluation import summit_rush_search_study as study
-    from cardzoo.evaluation.runner import agent_seed
+    from cardzoo.evaluation.matches.runner import agent_seed
+    from cardzoo.evaluation.studies import search_summit_rush as study
 
     env = study.make_env("stock_12")
     search = summit_rush_search.SummitRushSearch()
@@ -292,7 +294,7 @@ def test_a_search_seat_with_a_partner_that_turns_by_another_rule_does_not_wait_f
 
 
 def test_a_search_team_never_takes_its_partner_for_stalled():
-    from cardzoo.evaluation import summit_rush_search_study as study
+    from cardzoo.evaluation.studies import search_summit_rush as study
 
     for setting in ("stock_12", "hard"):
         env = study.make_env(setting)
@@ -311,7 +313,7 @@ def test_a_search_team_never_takes_its_partner_for_stalled():
 def test_one_search_agent_serving_both_seats_keeps_each_seats_stall_apart():
     """Asked for seat 0 and then seat 1 on the same table (one agent for the team, as some loops use it), the agent
     must not take the second call for a stalled partner; its moves equal those of one agent per seat."""
-    from cardzoo.evaluation import summit_rush_search_study as study
+    from cardzoo.evaluation.studies import search_summit_rush as study
 
     env = study.make_env("normal")
     shared, own = summit_rush_search.SummitRushSearch(worlds=4), [summit_rush_search.SummitRushSearch(worlds=4)

@@ -16,7 +16,7 @@ from cardzoo.envs.common.cards import CARD_NAMES
 from cardzoo.envs.summit_rush import rules
 from cardzoo.envs.summit_rush.observer import HEARD_AGES
 from cardzoo.envs.summit_rush.rules import Config
-from cardzoo.evaluation.runner import play_env_game
+from cardzoo.evaluation.matches.runner import play_env_game
 
 CFG = Config(players=2, stock=2, time_limit=None, talk=True)
 OBSERVER = summit_rush_v0.Observer(CFG)

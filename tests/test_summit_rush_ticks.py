@@ -12,9 +12,9 @@ import pytest
 from cardzoo.agents.registry import make_agent
 from cardzoo.envs.common.record import make_env
 from cardzoo.envs.summit_rush import rules
+from cardzoo.evaluation.matches.runner import Matchup, play_env_game, run
+from cardzoo.evaluation.matches.ticks import play_game
 from cardzoo.evaluation.report import Section, Settings
-from cardzoo.evaluation.runner import Matchup, play_env_game, run
-from cardzoo.evaluation.summit_rush_ticks import play_game
 
 ENV = "summit_rush_v0"
 
@@ -87,7 +87,7 @@ def test_message_tallies_follow_each_message_into_the_tick_it_is_heard():
 
 
 def test_what_a_move_was_relative_to_a_message():
-    from cardzoo.evaluation.summit_rush_ticks import what
+    from cardzoo.evaluation.matches.ticks import what
 
     env = make_env(ENV)
     env.reset(seed=0)
@@ -106,7 +106,7 @@ def test_what_a_move_was_relative_to_a_message():
 
 def test_the_talking_part_of_the_report(tmp_path):
     from cardzoo.evaluation.report import play
-    from cardzoo.evaluation.summit_rush_talk import LEVELS, talk_lines
+    from cardzoo.evaluation.report.sections.summit_rush_talk import LEVELS, talk_lines
 
     settings = Settings(games=20, workers=1, out=tmp_path, progress=False)
     silent = {(lvl, "simple"): play(settings, ENV, ["simple"], level=lvl, talk=False) for lvl in LEVELS}
@@ -127,16 +127,17 @@ def test_the_talking_part_of_the_report(tmp_path):
 
 
 def test_the_talking_part_alone_writes_its_results_and_chart(tmp_path):
-    """``python -m cardzoo.evaluation.summit_rush_talk`` plays the silent games too and writes the part as report
-    files: rows, the command, the chart; the muted learned team's games carry no message."""
+    """``python -m cardzoo.evaluation.report.sections.summit_rush_talk`` plays the silent games too and writes the
+    part as report files: rows, the command, the chart; the muted learned team's games carry no message."""
     import json
 
-    from cardzoo.evaluation.summit_rush_talk import main
+    from cardzoo.evaluation.report.sections.summit_rush_talk import main
 
     argv = ["--games", "10", "--workers", "1", "--out", str(tmp_path)]
     main(argv)
     results = json.loads((tmp_path / "results.json").read_text())
-    assert results["meta"]["command"] == "python -m cardzoo.evaluation.summit_rush_talk " + " ".join(argv)
+    module = "cardzoo.evaluation.report.sections.summit_rush_talk"
+    assert results["meta"]["command"] == f"python -m {module} " + " ".join(argv)
     rows = {(r["setting"], r["source"]): r for r in results["rows"]}
     assert rows["hard", "simple"]["note"] == "silent game" and rows["normal", "learned"]["games"] == 10
     assert rows["normal", "learned_talk_muted"]["note"] == "talking game, messages muted"

@@ -211,7 +211,7 @@ class Curve:
 
     def draw(self, out: Path) -> None:
         """``curve.png`` and ``curve.svg`` in ``out`` (nothing without matplotlib)."""
-        from cardzoo.evaluation.charts import line_chart
+        from cardzoo.evaluation.report.charts import line_chart
 
         rates = [k for k in self.rows[0] if k not in (self.x, *self.skip, "mean")]
         names = rates if len(rates) == 1 and not self.always_mean else [*rates, "mean"]

@@ -177,8 +177,8 @@ def _label_rope_team(job: dict) -> dict[str, np.ndarray]:
     from cardzoo.agents.rope_team_search import RopeTeamSearch
     from cardzoo.envs.rope_team import rules
     from cardzoo.envs.rope_team.observer import LAYOUT, observe_bits
-    from cardzoo.evaluation.distil_study import mask_array
-    from cardzoo.evaluation.runner import agent_seed
+    from cardzoo.evaluation.matches.loops import mask_array
+    from cardzoo.evaluation.matches.runner import agent_seed
 
     rec = _Recorder(job)
     teachers = [RopeTeamSearch(**job["teacher"]) for _ in range(2)]
@@ -207,8 +207,8 @@ def _label_summit_rush(job: dict) -> dict[str, np.ndarray]:
     """Summit Rush: every tick each seat's teacher names its part of the team's joint move from that seat's
     observation (the search is a function of the current observation: nothing to overrule)."""
     from cardzoo.agents.summit_rush_search import Public, SummitRushSearch, blueprint_joint
-    from cardzoo.evaluation.distil_study import summit_rush_env
-    from cardzoo.evaluation.runner import agent_seed
+    from cardzoo.evaluation.matches.loops import summit_rush_env
+    from cardzoo.evaluation.matches.runner import agent_seed
 
     rec = _Recorder(job)
     teachers = [SummitRushSearch(**job["teacher"]) for _ in range(2)]
@@ -389,7 +389,7 @@ def fit(cfg: DistilConfig, data: dict[str, np.ndarray], log):
 # ----------------------------------------------------------------------------- evaluation
 def evaluate(policy: Path, cfg: DistilConfig) -> dict[str, float]:
     """Win rate per level, the policy in both seats, on the held-out deals ``EVAL_BASE_SEED + i``."""
-    from cardzoo.evaluation.distil_study import results
+    from cardzoo.evaluation.matches.loops import results
 
     return held_out(cfg.levels, cfg.eval_games,
                     lambda level, seeds: float(np.mean(results(str(policy), level, seeds, cfg.workers, cfg.game))))

@@ -157,7 +157,7 @@ def evaluate(policy_path: Path, cfg: TrainConfig, games: int) -> dict[str, float
     from cardzoo.agents.learned import LearnedAgent
     from cardzoo.agents.registry import make_agent
     from cardzoo.envs.common.record import make_env
-    from cardzoo.evaluation.runner import play_env_game
+    from cardzoo.evaluation.matches.runner import play_env_game
 
     env_name = GAMES[cfg.game]["env"]
 

@@ -43,7 +43,7 @@ game when it starts (a timed game's whole clock) and the next block if the game 
 :mod:`cardzoo.envs.common.generators` (numpy's ``default_rng(seed)`` for many seeds at once), a block of upcoming
 seeds ahead of need.
 
-Speed, the choice of numpy and the cost of the talking mask: ``evaluation/batched_bench.py`` and
+Speed, the choice of numpy and the cost of the talking mask: ``evaluation/benchmarks/batched.py`` and
 ``evaluation/results/batched/``.
 """
 

@@ -102,7 +102,7 @@ def report_rates(policy: Path, cfg: RllibTrainConfig) -> dict[str, float]:
     Cooperative games: the policy in both seats, the policy with the simple strategy (either seat), and for
     comparison on the same deals the simple strategy, random play, and random play with the simple strategy.
     Rook: rounds won against the heuristic and against random play, the policy in each seat on every deal."""
-    from cardzoo.evaluation.runner import Matchup, run
+    from cardzoo.evaluation.matches.runner import Matchup, run
 
     from .env import GAMES, env_config
 
@@ -227,7 +227,7 @@ class Run:
 
 
 def train(cfg: RllibTrainConfig, command: str = "") -> Path:
-    from cardzoo.evaluation.ray_backend import ray_session
+    from cardzoo.evaluation.matches.ray_backend import ray_session
 
     out = Path(cfg.out)
     log = RunLog(out)

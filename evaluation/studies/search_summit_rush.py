@@ -16,7 +16,7 @@ its only world is the true deal (a diagnostic handed the hidden cards, not an ag
 was lost to the hidden cards -- to not knowing the face-down cards and the stocks' order; one it loses too was
 lost to the limits of one-tick rollouts of the blueprint.
 
-    nice python -m cardzoo.evaluation.summit_rush_search_study --games 200 --cross 100 --levels normal hard \\
+    nice python -m cardzoo.evaluation.studies.search_summit_rush --games 200 --cross 100 --levels normal hard \\
         --out evaluation/results/summit_rush_search.json
 
 Cross-play with a trained partner (``--partner``, default ``learned``): search + partner and partner + search, and
@@ -25,14 +25,14 @@ deals. ``--add`` plays only these teams and merges them into the existing ``--ou
 teams stay as they were), so a new ``learned`` policy is measured again without replaying the rest; the partner's
 policy digest is recorded with its cells:
 
-    nice python -m cardzoo.evaluation.summit_rush_search_study --add --partner learned --partner-games 100 \\
+    nice python -m cardzoo.evaluation.studies.search_summit_rush --add --partner learned --partner-games 100 \\
         --levels normal hard --out evaluation/results/summit_rush_search.json
 
 The document's untimed variants (``--untimed``: its figures' options, silent; ``all`` for every one) are played by
 the same four teams on their own deals ``0..games-1`` (the report's untimed deals) and kept under ``"untimed"``;
 with ``--add`` they are merged into the file without replaying the timed levels:
 
-    nice python -m cardzoo.evaluation.summit_rush_search_study --add --levels --untimed all --games 500 \\
+    nice python -m cardzoo.evaluation.studies.search_summit_rush --add --levels --untimed all --games 500 \\
         --cross 100 --out evaluation/results/summit_rush_search.json
 """
 
@@ -57,9 +57,9 @@ from cardzoo.agents.summit_rush_search import Blueprint, Public, SummitRushSearc
 from cardzoo.envs import summit_rush_v0
 from cardzoo.seeds import figures
 
-from .progress import Progress
-from .runner import agent_seed
-from .stats import paired, wilson
+from ..matches.runner import agent_seed
+from ..progress import Progress
+from ..stats import paired, wilson
 
 TEAMS = (("search", "search"), ("simple", "simple"), ("search", "simple"), ("simple", "search"))
 UNTIMED: dict[str, dict] = figures("summit_rush")["options"]  # the document's untimed variants: their env options
@@ -232,7 +232,7 @@ def main(argv: list[str] | None = None) -> None:
                    help="play only the --partner teams and --untimed variants, merged into the --out file")
     p.add_argument("--out", default="evaluation/results/summit_rush_search.json", help="JSON (a CSV beside it)")
     args = p.parse_args(argv)
-    command = "python -m cardzoo.evaluation.summit_rush_search_study " + shlex.join(
+    command = "python -m cardzoo.evaluation.studies.search_summit_rush " + shlex.join(
         sys.argv[1:] if argv is None else argv)
     make_agent(args.partner, "summit_rush_v0")  # an unknown name fails here, before any game
     untimed = list(UNTIMED) if "all" in args.untimed else list(dict.fromkeys(args.untimed))

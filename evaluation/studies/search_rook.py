@@ -11,7 +11,7 @@ counted (forced moves too), on one process.
 
 Run (500 deals took 25 minutes on the shared 2-core machine, 7 of them the search player's CPU time)::
 
-    nice python -m cardzoo.evaluation.rook_search_study --deals 500
+    nice python -m cardzoo.evaluation.studies.search_rook --deals 500
 
 Writes ``evaluation/results/rook_search.json`` (the figures) and ``rook_search.csv`` (one row per round), and
 rewrites them every ``--save-every`` deals so a run that is stopped keeps what it played.
@@ -30,9 +30,9 @@ from pathlib import Path
 from cardzoo.agents.registry import make_agent
 from cardzoo.envs.common.record import make_env
 
-from .report import RESULTS
-from .runner import agent_seed, play_env_game
-from .stats import wilson
+from ..matches.runner import agent_seed, play_env_game
+from ..report.model import RESULTS
+from ..stats import wilson
 
 SEATS = ("player_0", "player_1")
 
@@ -146,4 +146,4 @@ if __name__ == "__main__":
     import shlex
     import sys
 
-    main(Options(**vars(args)), "nice python -m cardzoo.evaluation.rook_search_study " + shlex.join(sys.argv[1:]))
+    main(Options(**vars(args)), "nice python -m cardzoo.evaluation.studies.search_rook " + shlex.join(sys.argv[1:]))

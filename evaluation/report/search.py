@@ -1,9 +1,9 @@
 """The search agents in the evaluation report, from their committed study results.
 
 A search decision costs 10-30 ms of CPU, too slow for the report's 10,000 deals per cell, so -- as with the
-oracles' ceilings -- the search studies (``evaluation/{rope_team,summit_rush,rook}_search_study.py``) play the
+oracles' ceilings -- the search studies (``evaluation/studies/search_{rope_team,summit_rush,rook}.py``) play the
 first deals of the report's deals once and commit their results in ``evaluation/results/<game>_search.json``; the
-report reads them (:func:`.report.load_result`) and prints them with their game counts and intervals, the paired
+report reads them (:func:`.model.load_result`) and prints them with their game counts and intervals, the paired
 difference with the simple strategy on the same deals (McNemar), the cross-play with the simple strategy and with
 the learned policy (both orders), the mean CPU time per search decision, and, for every target of issue 11 not
 reached, where the losses come from, counted.
@@ -16,7 +16,7 @@ missing result file leaves the section as it was, with a note.
 
 from __future__ import annotations
 
-from .report import Row, Section, load_result
+from .model import Row, Section, load_result
 
 # Issue 11's targets (win rates of the search team; Rook: single rounds against the heuristic).
 TARGETS = {("rope_team", "normal"): 0.95, ("rope_team", "hard"): 0.85, ("rope_team", "expert"): 0.75,

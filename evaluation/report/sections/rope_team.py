@@ -2,9 +2,9 @@
 
 Per level: the document's figure, the simple strategy, random play, and the perfect-information ceiling (the
 share of deals an oracle that sees everything can win, from ``evaluation/results/rope_team_ceiling_<level>.json``,
-made by ``python -m cardzoo.evaluation.ceilings_rope_team``). Then the document's other observations (losses are
+made by ``python -m cardzoo.evaluation.studies.ceilings_rope_team``). Then the document's other observations (losses are
 falls, deals rarely run out, most wins in deal 2), the two-deal variant and a paired comparison; the learned
-policies and their cross-play; the search agent from its committed study (:mod:`.search_report`).
+policies and their cross-play; the search agent from its committed study (:mod:`..search`).
 """
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ from collections import Counter
 
 from cardzoo.seeds import figures
 
-from . import search_report
-from .charts import Bar, bar_chart
-from .report import Row, Section, Settings, load_result, play, section, wins
-from .stats import difference, paired, wilson
+from ...stats import difference, paired, wilson
+from .. import search as search_report
+from ..charts import Bar, bar_chart
+from ..model import Row, Section, Settings, load_result, play, section, wins
 
 ENV = "rope_team_v0"
 LEVELS = ("easy", "normal", "hard", "expert")

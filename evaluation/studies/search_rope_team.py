@@ -1,7 +1,7 @@
 """The Rope Team search agent on the report's deals: win rates, paired against the simple strategy, cross-play,
 time per decision, and where its losses come from.
 
-Game ``i`` is the report's game ``i`` (``reset(seed=i)``: :func:`.ceilings_rope_team.deal`), played by the
+Game ``i`` is the report's game ``i`` (``reset(seed=i)``: :func:`cardzoo.evaluation.matches.loops.deal`), played by the
 runner's loop with the runner's agent seeds, so every team meets the same deals and the comparison with the
 simple strategy is paired (McNemar). Time is CPU time (``time.process_time``) inside ``act_bits`` of the search
 seats, per decision; one process, so run it alone (``nice``).
@@ -16,7 +16,7 @@ Losses of the search team are sorted by cause:
 
 Each is split by how the game ended (a fall, or out of deals).
 
-    nice python -m cardzoo.evaluation.rope_team_search_study --games 200 --cross 100 \\
+    nice python -m cardzoo.evaluation.studies.search_rope_team --games 200 --cross 100 \\
         --levels hard expert normal easy --out evaluation/results/rope_team_search.json
 
 Cross-play with a trained partner (``--partner``, default ``learned``): search + partner and partner + search
@@ -25,7 +25,7 @@ paired with the simple strategy's results on those deals. ``--add`` plays only t
 the existing ``--out`` file (its search and simple teams, and their deals, are kept), so a new ``learned`` policy
 is measured again without replaying the rest; the partner's policy digest is recorded with its rows:
 
-    nice python -m cardzoo.evaluation.rope_team_search_study --add --partner learned --partner-games 100 \\
+    nice python -m cardzoo.evaluation.studies.search_rope_team --add --partner learned --partner-games 100 \\
         --levels easy normal hard expert --out evaluation/results/rope_team_search.json
 
 (The committed results came from several runs, their commands in the file: hard and expert at 200 games, then
@@ -54,10 +54,10 @@ from cardzoo.envs.common.cards import mask_to_bits
 from cardzoo.envs.rope_team import rules
 from cardzoo.envs.rope_team.observer import LAYOUT, observe_bits
 
-from .ceilings_rope_team import deal
-from .report import load_result
-from .runner import agent_seed
-from .stats import paired, wilson
+from ..matches.loops import deal
+from ..matches.runner import agent_seed
+from ..report.model import load_result
+from ..stats import paired, wilson
 
 LEVELS = ("easy", "normal", "hard", "expert")
 
@@ -236,7 +236,7 @@ def main(argv: list[str] | None = None) -> None:
                         help="play only the --partner teams and merge them into the existing --out file")
     parser.add_argument("--out", type=Path, default=Path("evaluation/results/rope_team_search.json"))
     args = parser.parse_args(argv)
-    command = "python -m cardzoo.evaluation.rope_team_search_study " + shlex.join(
+    command = "python -m cardzoo.evaluation.studies.search_rope_team " + shlex.join(
         sys.argv[1:] if argv is None else argv)
     if args.partner not in ("simple", "search"):
         make_agent(args.partner, "rope_team_v0")  # an unknown name fails here, before any game

@@ -3,12 +3,14 @@
 On the timed levels, same deals, paired: the simple strategy silent (``simple`` in silent games, the rows above)
 against its talking version (``simple_talk``) and that version muted (every message replaced by nothing); the
 shipped silent learned team against the learned team with the message channel (``learned_talk``) and the same
-team muted. Per game: conflicts and bounced cards, wasted stock turns (``summit_rush_ticks``: a turn while a free
-card fitted, or a second turn in a tick where one fresh card was needed) and messages. Then what the messages of
-each talking team mean (what the speaker and the listener do in the tick they are heard), and race the record.
+team muted. Per game: conflicts and bounced cards, wasted stock turns (:mod:`cardzoo.evaluation.matches.ticks`: a
+turn while a free card fitted, or a second turn in a tick where one fresh card was needed) and messages. Then what
+the messages of each talking team mean (what the speaker and the listener do in the tick they are heard), and race
+the record.
 
-The part alone, with its silent games: ``python -m cardzoo.evaluation.summit_rush_talk --games 2000`` writes
-summary.md, results.csv/.json and the chart to ``evaluation/results/summit_rush_talk/`` (the committed run).
+The part alone, with its silent games: ``python -m cardzoo.evaluation.report.sections.summit_rush_talk --games
+2000`` writes summary.md, results.csv/.json and the chart to ``evaluation/results/summit_rush_talk/`` (the committed
+run).
 """
 
 from __future__ import annotations
@@ -23,11 +25,12 @@ from pathlib import Path
 
 from cardzoo.envs.summit_rush import rules
 
-from .charts import Bar, bar_chart
-from .race_the_record import race
-from .report import QUICK_GAMES, RESULTS, Row, Section, Settings, play, wins, write
-from .stats import paired, wilson
-from .summit_rush_ticks import WHAT
+from ...matches.race import race
+from ...matches.ticks import WHAT
+from ...stats import paired, wilson
+from ..charts import Bar, bar_chart
+from ..model import QUICK_GAMES, RESULTS, Row, Section, Settings, play, wins
+from ..writer import write
 
 ENV = "summit_rush_v0"
 GAME = "summit_rush"
@@ -271,9 +274,9 @@ def talk_lines(settings: Settings, out: Section, silent: dict[tuple[str, str], l
 
 def main(argv: list[str] | None = None) -> Path:
     """Only the talking part, as report files (summary.md, results.csv and .json, the chart):
-    ``python -m cardzoo.evaluation.summit_rush_talk --games 500``. The silent games are played here too; the full
-    report (``cardzoo evaluate``) has the same part inside its Summit Rush section."""
-    parser = argparse.ArgumentParser(prog="python -m cardzoo.evaluation.summit_rush_talk", description=__doc__)
+    ``python -m cardzoo.evaluation.report.sections.summit_rush_talk --games 500``. The silent games are played here
+    too; the full report (``cardzoo evaluate``) has the same part inside its Summit Rush section."""
+    parser = argparse.ArgumentParser(prog=f"python -m {__spec__.name}", description=__doc__)
     parser.add_argument("--games", type=int, default=QUICK_GAMES, help="games per matchup (deals 0..N-1)")
     parser.add_argument("--workers", type=int, default=None, help="processes (default: all cores)")
     parser.add_argument("--out", type=Path, default=RESULTS / "summit_rush_talk", help="folder for the files")
@@ -283,7 +286,7 @@ def main(argv: list[str] | None = None) -> Path:
     section, start = Section(GAME), time.time()
     section.markdown = "\n".join(talk_lines(settings, section, {}))
     section.seconds = time.time() - start
-    command = "python -m cardzoo.evaluation.summit_rush_talk " + shlex.join(sys.argv[1:] if argv is None else argv)
+    command = f"python -m {__spec__.name} " + shlex.join(sys.argv[1:] if argv is None else argv)
     path = write(settings, [section], command=command.strip())
     print(f"written: {path} ({section.seconds:.0f} s)")
     return path

@@ -1,6 +1,6 @@
 """Wall time of 10,000 Rope Team games with the simple strategy on every core (the agents' speed target: < 10 s).
 
-    python -m cardzoo.evaluation.speed --games 10000 --out evaluation/results/speed.json
+    python -m cardzoo.evaluation.benchmarks.runner_speed --games 10000 --out evaluation/results/speed.json
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import platform
 import time
 from pathlib import Path
 
-from .runner import Matchup, run
+from ..matches.runner import Matchup, run
 
 
 def main(argv: list[str] | None = None) -> dict:

@@ -18,10 +18,10 @@ from __future__ import annotations
 
 from collections import Counter
 
-from . import search_report
-from .charts import Bar, bar_chart
-from .report import Row, Section, Settings, play, section
-from .stats import paired, wilson
+from ...stats import paired, wilson
+from .. import search as search_report
+from ..charts import Bar, bar_chart
+from ..model import Row, Section, Settings, play, section
 
 ENV = "rook_v0"
 GAME = "rook"

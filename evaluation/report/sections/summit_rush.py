@@ -4,11 +4,10 @@ Untimed, next to the rule document's five simulation figures (TriPeaks alone; tw
 each; the same without round the corner; read from ``seeds/summit_rush_figures.json``): the simple strategy
 (``cardzoo.agents.summit_rush_simple``, both seats), random legal play, and the perfect-information ceiling (the
 share of deals some line of play wins, from ``evaluation/results/summit_rush_ceiling_<variant>.json``, made by
-``python -m cardzoo.evaluation.ceilings_summit_rush``). Timed, for Normal (60 ticks) and Hard (40 ticks): the same
-three, with loss causes (time / stuck), cards cleared, score and ticks used; the search agent from its committed
-study (:mod:`.search_report`). All of these are silent games; the
-talking part (the document's game against silent summit, what the messages mean, race the record) is
-``summit_rush_talk``.
+``python -m cardzoo.evaluation.studies.ceilings_summit_rush``). Timed, for Normal (60 ticks) and Hard (40 ticks):
+the same three, with loss causes (time / stuck), cards cleared, score and ticks used; the search agent from its
+committed study (:mod:`..search`). All of these are silent games; the talking part (the document's game against
+silent summit, what the messages mean, race the record) is :mod:`.summit_rush_talk`.
 """
 
 from __future__ import annotations
@@ -18,10 +17,10 @@ from collections import Counter
 
 from cardzoo.seeds import figures
 
-from . import search_report
-from .charts import Bar, bar_chart
-from .report import Row, Section, Settings, load_result, play, section, wins
-from .stats import Z95, paired, wilson
+from ...stats import Z95, paired, wilson
+from .. import search as search_report
+from ..charts import Bar, bar_chart
+from ..model import Row, Section, Settings, load_result, play, section, wins
 from .summit_rush_talk import talk_lines
 
 ENV = "summit_rush_v0"

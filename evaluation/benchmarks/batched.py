@@ -1,9 +1,9 @@
 """Batched engine and trainer throughput, measured side by side in one run (results in evaluation/results/batched/).
 
-    python -m cardzoo.evaluation.batched_bench engine --game rope_team --out evaluation/results/batched
-    python -m cardzoo.evaluation.batched_bench engine --game summit_rush --out evaluation/results/batched
-    python -m cardzoo.evaluation.batched_bench trainer --out evaluation/results/batched
-    python -m cardzoo.evaluation.batched_bench payoff --policy RUN/policy.npz --out RUN
+    python -m cardzoo.evaluation.benchmarks.batched engine --game rope_team --out evaluation/results/batched
+    python -m cardzoo.evaluation.benchmarks.batched engine --game summit_rush --out evaluation/results/batched
+    python -m cardzoo.evaluation.benchmarks.batched trainer --out evaluation/results/batched
+    python -m cardzoo.evaluation.benchmarks.batched payoff --policy RUN/policy.npz --out RUN
 
 ``engine``: random legal play with the observation and the mask read at every decision, through the single env's
 loop and through the batched engine with N = 1, 16, 256, 4096, 65536 games, in one run per game; decisions per
@@ -84,7 +84,7 @@ def summit_single_rate(seconds: float, talk: bool, seed: int = 0) -> dict:
     """Agent-actions per CPU-second of random legal play through Summit Rush's ParallelEnv loop (cardzoo bench's)."""
     from cardzoo.envs import summit_rush_v0
 
-    from .bench import parallel_loop
+    from .envs import parallel_loop
 
     ticks, games, cpu = parallel_loop(lambda: summit_rush_v0.parallel_env(level=LEVEL, talk=talk), seconds, seed)
     return {"decisions": 2 * ticks, "games": games, "cpu_seconds": round(cpu, 3),
@@ -255,7 +255,7 @@ def _singles(result: dict) -> dict[str, dict]:
 def _plot(results: dict, path: Path) -> list[Path]:
     """Every measured game's rate and memory against N (PNG and SVG), with the single envs' rates and the
     targets as lines."""
-    from .charts import Level, scaling_chart
+    from ..report.charts import Level, scaling_chart
 
     rates, memory, levels = {}, {}, []
     for name, result in sorted(results.items()):
@@ -419,7 +419,7 @@ def trainer(out: Path, sb3_steps: int, batched_steps: int, threads: int, rounds:
 
 def _plot_profile(result: dict, path: Path) -> list[Path]:
     """Where each trainer's CPU time goes, in microseconds per decision, averaged over the rounds."""
-    from .charts import quantity_chart
+    from ..report.charts import quantity_chart
 
     values = {}
     for name, runs in (("SB3", result["sb3"]), ("batched", result["batched"])):
@@ -439,8 +439,8 @@ def payoff(policy: Path, games: int, out: Path, workers: int, cache: str | None 
     """A trained Rope Team policy on the report's deals (game ``i`` is ``reset(seed=i)``, ``games`` per level)
     beside the simple strategy and the shipped policies: win rates with Wilson intervals, and paired differences
     on the same deals."""
-    from .runner import Matchup, run
-    from .stats import paired, wilson
+    from ..matches.runner import Matchup, run
+    from ..stats import paired, wilson
 
     result = {"policy": str(policy), "games_per_level": games, "deals": "reset(seed=i), i = 0 .. games - 1",
               "levels": {}}

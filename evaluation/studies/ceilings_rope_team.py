@@ -9,10 +9,10 @@ The ceiling lies between ``share_winnable`` (proven wins / games) and ``share_wi
 with a 95 % Wilson interval for the sampling error over deals. No team, however good at reading its partner,
 can win more deals than the ceiling: it is what a team would reach if both players saw everything.
 
-    python -m cardzoo.evaluation.ceilings_rope_team --games 1000 --level hard --budget 200000 \\
+    python -m cardzoo.evaluation.studies.ceilings_rope_team --games 1000 --level hard --budget 200000 \\
         --out evaluation/results/rope_team_ceiling_hard.json
     # then the undecided games again with a larger budget (the first pass's figures are kept under first_pass)
-    python -m cardzoo.evaluation.ceilings_rope_team --retry evaluation/results/rope_team_ceiling_hard.json \\
+    python -m cardzoo.evaluation.studies.ceilings_rope_team --retry evaluation/results/rope_team_ceiling_hard.json \\
         --budget 5000000 --out evaluation/results/rope_team_ceiling_hard.json
 """
 
@@ -28,20 +28,13 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
-
 from cardzoo.agents.oracles.rope_team import DEFAULT_BUDGET, solve
 from cardzoo.envs.rope_team import rules
 
-from .stats import wilson
+from ..matches.loops import deal
+from ..stats import wilson
 
 VERDICT_CHARS = {True: "W", False: "L", None: "?"}
-
-
-def deal(seed: int, level: str) -> rules.State:
-    """Game ``seed`` of ``level``, dealt as the env's ``reset(seed=seed)`` deals it."""
-    rng = np.random.default_rng(seed)
-    return rules.new_game(rules.LEVELS[level], rules.shuffled_deck(rng), rng, dealer=1)
 
 
 def _solve_one(args: tuple[int, str, int]) -> tuple[int, bool | None, int, float]:
@@ -177,7 +170,8 @@ def main(argv: list[str] | None = None) -> dict:
         help="instead of a new run, solve the undecided games of this earlier result again with --budget",
     )  # fmt: skip
     args = parser.parse_args(argv)
-    command = "python -m cardzoo.evaluation.ceilings_rope_team " + shlex.join(sys.argv[1:] if argv is None else argv)
+    command = "python -m cardzoo.evaluation.studies.ceilings_rope_team " + shlex.join(
+        sys.argv[1:] if argv is None else argv)
     if args.retry is not None:
         result = retry(json.loads(args.retry.read_text()), args.budget, args.workers)
         result["retry_command"] = command

@@ -2,7 +2,7 @@
 
 Run from the repository root (about 5 minutes on 2 cores for 2000 deals per variant)::
 
-    python -m cardzoo.evaluation.ceilings_summit_rush --games 2000
+    python -m cardzoo.evaluation.studies.ceilings_summit_rush --games 2000
 
 For each variant -- the document's five untimed figures and the two timed levels -- it deals games ``0..N-1``
 exactly as the evaluation runner does (``env.reset(seed=i)``) and asks :mod:`cardzoo.agents.oracles.summit_rush`
@@ -27,7 +27,7 @@ from cardzoo.agents.oracles.summit_rush import DEFAULT_BUDGET, solve, solve_time
 from cardzoo.envs import summit_rush_v0
 from cardzoo.seeds import figures
 
-RESULTS = Path(__file__).resolve().parent / "results"
+RESULTS = Path(__file__).resolve().parents[1] / "results"
 TIMED = {"normal": {"level": "normal"}, "hard": {"level": "hard"}}
 
 

@@ -3,7 +3,7 @@
 The trainers: cardzoo's own SB3 path (sb3-contrib's MaskablePPO, as ``cardzoo train`` builds it), Ray RLlib's PPO
 with 1 and 2 env runners (as ``cardzoo train --backend rllib`` builds it) and the CleanRL-style single file.
 
-    python -m cardzoo.evaluation.training_speed --out evaluation/results/training_speed
+    python -m cardzoo.evaluation.benchmarks.training_speed --out evaluation/results/training_speed
 
 In Rope Team and Rook one seat moves at a time, so an environment step is one seat's decision for every trainer.
 In Summit Rush RLlib steps a whole tick (every seat acts) while the SB3 and CleanRL views step one seat's decision:
@@ -65,7 +65,7 @@ def rllib(game: str, steps: int, seed: int, env_runners: int) -> dict:
         NUM_ENV_STEPS_SAMPLED_LIFETIME,
     )
 
-    from cardzoo.evaluation.ray_backend import ray_session
+    from cardzoo.evaluation.matches.ray_backend import ray_session
     from cardzoo.training.rllib.train import RllibTrainConfig, _total, build
 
     cfg = RllibTrainConfig(game=game, level=_level(game), env_runners=env_runners, seed=seed)
@@ -131,7 +131,7 @@ def _measure(name: str, game: str, steps: int, seed: int) -> dict:
 
 def write(results: dict, out: Path) -> list[Path]:
     """The JSON, the CSV (one row per trainer) and the chart; returns the files written."""
-    from .charts import quantity_chart
+    from ..report.charts import quantity_chart
 
     out.mkdir(parents=True, exist_ok=True)
     (out / "training_speed.json").write_text(json.dumps(results, indent=1))
@@ -149,7 +149,7 @@ def write(results: dict, out: Path) -> list[Path]:
 
 
 def main(argv: list[str] | None = None) -> dict:
-    parser = argparse.ArgumentParser(prog="python -m cardzoo.evaluation.training_speed",
+    parser = argparse.ArgumentParser(prog="python -m cardzoo.evaluation.benchmarks.training_speed",
                                      description=__doc__.splitlines()[0])
     parser.add_argument("--game", default="rope_team", choices=["rope_team", "summit_rush", "rook"],
                         help="the game every trainer trains on (default: rope_team)")
@@ -163,7 +163,8 @@ def main(argv: list[str] | None = None) -> dict:
     args = parser.parse_args(argv)
     results = {"game": args.game, "level": _level(args.game), "steps": args.steps, "seed": args.seed,
                "cpu_count": os.cpu_count(), "python": platform.python_version(), "date": time.strftime("%Y-%m-%d"),
-               "command": shlex.join(["python", "-m", "cardzoo.evaluation.training_speed", *argv]), "trainers": []}
+               "command": shlex.join(["python", "-m", "cardzoo.evaluation.benchmarks.training_speed", *argv]),
+               "trainers": []}
     for name in args.trainers:
         # A fresh process per trainer: torch's thread count and Ray do not carry over into the next.
         with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:

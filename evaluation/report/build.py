@@ -1,0 +1,48 @@
+"""``cardzoo evaluate``: runs each game's section (or only some, keeping the others of the report in ``--out``)
+and writes the report."""
+
+from __future__ import annotations
+
+import time
+from importlib import import_module
+from pathlib import Path
+
+from .model import SECTIONS, Settings, previous_sections
+from .writer import write
+
+
+def _load_sections() -> None:
+    # Importing a game's section module registers its section; a game whose module is missing is skipped loudly.
+    from .sections import rope_team  # noqa: F401
+
+    for name in ("summit_rush", "rook"):
+        module = f"{__package__}.sections.{name}"
+        try:
+            import_module(module)
+        except ModuleNotFoundError as err:
+            if err.name != module:
+                raise
+
+
+def main(settings: Settings) -> Path:
+    _load_sections()
+    chosen = settings.only or list(SECTIONS)
+    unknown = [g for g in chosen if g not in SECTIONS]
+    if unknown:
+        raise SystemExit(f"cardzoo evaluate: no section for {unknown}; sections: {', '.join(SECTIONS)}")
+    made = {}
+    for game in chosen:
+        start = time.time()
+        result = SECTIONS[game](settings)
+        result.seconds = time.time() - start
+        made[game] = result
+    kept = previous_sections(settings, exclude=set(made)) if settings.only else {}
+    if kept:
+        print(f"kept from the report in {settings.out}: {', '.join(kept)} (redone: {', '.join(made)})")
+    sections = [made.get(game) or kept[game] for game in SECTIONS if game in made or game in kept]
+    path = write(settings, sections)
+    from .charts import available
+
+    charts = "charts" if available() else "no charts (matplotlib is not installed: pip install cardzoo[report])"
+    print(f"report written: {path} (with results.csv, results.json and {charts} in {settings.out})")
+    return path

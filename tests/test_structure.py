@@ -1,0 +1,193 @@
+"""The codebase's shape, kept true by tests: evaluation/ grouped by job (at most ten modules directly in it), no
+import cycle among its modules, and the old module names still import and run.
+
+The import graph is read from the sources with ``ast`` (nothing is imported): every ``import`` and ``from ... import``
+anywhere in a module, inside functions too (a lazy import is still a dependency), relative ones resolved, and
+``import_module("...")`` / ``__import__("...")`` with a literal name. :func:`import_graph` and :func:`cycles` are
+general, so other guards (folders importing one way, the whole tree without cycles) can use them.
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+# Top-level folder -> its name in the cardzoo namespace (pyproject.toml's package-dir).
+FOLDERS = {"envs": "cardzoo.envs", "agents": "cardzoo.agents", "training": "cardzoo.training",
+           "evaluation": "cardzoo.evaluation", "play": "cardzoo.play", "seeds": "cardzoo.seeds"}
+# Folders a package puts on its own __path__ (evaluation/__init__.py): their modules live under the package's name.
+PATH_EXTENSIONS = {"evaluation/moved": "cardzoo.evaluation"}
+MAX_FLAT_EVALUATION_MODULES = 10
+
+
+def module_files(root: Path = ROOT) -> dict[str, Path]:
+    """Every module of the namespace -> its file (a package is its ``__init__.py``)."""
+    found = {}
+    for folder, package in FOLDERS.items():
+        for path in sorted((root / folder).rglob("*.py")):
+            relative = path.relative_to(root)
+            parent = relative.parent.as_posix()
+            if parent in PATH_EXTENSIONS:
+                name = f"{PATH_EXTENSIONS[parent]}.{path.stem}"
+            else:
+                parts = [package, *relative.parts[1:-1]] + ([] if path.stem == "__init__" else [path.stem])
+                name = ".".join(parts)
+            found[name] = path
+    return found
+
+
+def _resolve(target: str, known: set[str]) -> str | None:
+    # The longest known module the name falls in (``cardzoo.envs.rope_team.rules.LEVELS`` -> ``...rules``).
+    while target and target not in known:
+        target = target.rpartition(".")[0]
+    return target or None
+
+
+def imports_of(name: str, path: Path, known: set[str]) -> set[str]:
+    """The cardzoo modules ``name`` (in ``path``) imports, wherever in the file."""
+    is_package = path.name == "__init__.py"
+    package = name if is_package else name.rpartition(".")[0]
+    targets: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            targets.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")
+                anchor = anchor[:len(anchor) - (node.level - 1)]
+                base = ".".join(anchor + ([node.module] if node.module else []))
+            # ``from pkg import sub`` depends on pkg.sub when sub is a module, else on pkg.
+            for alias in node.names:
+                sub = f"{base}.{alias.name}"
+                targets.add(sub if sub in known else base)
+        elif (isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant)
+              and isinstance(node.args[0].value, str)
+              and ((isinstance(node.func, ast.Name) and node.func.id in ("import_module", "__import__"))
+                   or (isinstance(node.func, ast.Attribute) and node.func.attr == "import_module"))):
+            targets.add(node.args[0].value)
+    resolved = {_resolve(t, known) for t in targets if t == "cardzoo" or t.startswith("cardzoo.")}
+    return {t for t in resolved if t and t != name}
+
+
+def import_graph(root: Path = ROOT) -> dict[str, set[str]]:
+    """Module -> the cardzoo modules it imports."""
+    files = module_files(root)
+    known = set(files)
+    return {name: imports_of(name, path, known) for name, path in files.items()}
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The graph's strongly connected components of more than one module (Tarjan), each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for nxt in graph.get(node, ()):
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in on_stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def describe(graph: dict[str, set[str]], component: list[str]) -> str:
+    edges = [f"{a} -> {b}" for a in component for b in sorted(graph[a]) if b in component]
+    return "cycle of " + ", ".join(component) + ":\n    " + "\n    ".join(edges)
+
+
+def subgraph(graph: dict[str, set[str]], prefix: str) -> dict[str, set[str]]:
+    inside = {m for m in graph if m == prefix or m.startswith(prefix + ".")}
+    return {m: graph[m] & inside for m in inside}
+
+
+def test_evaluation_has_at_most_ten_modules_directly_in_it():
+    flat = sorted(p.name for p in (ROOT / "evaluation").glob("*.py"))
+    assert len(flat) <= MAX_FLAT_EVALUATION_MODULES, (
+        f"evaluation/ holds {len(flat)} modules directly ({', '.join(flat)}); at most "
+        f"{MAX_FLAT_EVALUATION_MODULES}: put a new one in the subpackage of its job (matches, report, studies, "
+        "benchmarks)")
+
+
+def test_no_import_cycle_among_the_evaluation_modules():
+    graph = subgraph(import_graph(), "cardzoo.evaluation")
+    found = cycles(graph)
+    assert found == [], "\n".join(describe(graph, c) for c in found)
+
+
+def test_the_import_graph_sees_relative_lazy_and_named_imports(tmp_path):
+    """The helper itself, on a made-up tree: a cycle hidden in a function, through ``from . import``, is found."""
+    (tmp_path / "evaluation" / "report").mkdir(parents=True)
+    (tmp_path / "evaluation" / "__init__.py").write_text("")
+    (tmp_path / "evaluation" / "report" / "__init__.py").write_text("from .build import main\n")
+    (tmp_path / "evaluation" / "report" / "build.py").write_text("from .model import Row\n")
+    (tmp_path / "evaluation" / "report" / "model.py").write_text(
+        "import json\n\ndef f():\n    from . import build\n    from ..stats import wilson\n")
+    (tmp_path / "evaluation" / "stats.py").write_text(
+        "from importlib import import_module\nimport_module('cardzoo.evaluation.report.model')\n")
+    graph = import_graph(tmp_path)
+    assert graph["cardzoo.evaluation.report"] == {"cardzoo.evaluation.report.build"}
+    assert graph["cardzoo.evaluation.report.model"] == {"cardzoo.evaluation.report.build", "cardzoo.evaluation.stats"}
+    assert cycles(graph) == [["cardzoo.evaluation.report.build", "cardzoo.evaluation.report.model",
+                              "cardzoo.evaluation.stats"]]
+
+
+# Every ``python -m cardzoo.evaluation.<name>`` the README, docs, changelog or committed results named before the
+# modules were grouped by job (0.2.0): each keeps running from evaluation/moved/.
+OLD_COMMANDS = ("batched_bench", "ceilings_rope_team", "ceilings_summit_rush", "distil_study", "rook_search_study",
+                "rope_team_search_study", "speed", "summit_rush_search_study", "summit_rush_talk", "training_speed")
+
+
+def test_the_old_module_names_are_the_commands_people_wrote():
+    """Every ``python -m cardzoo.evaluation.<name>`` the README, the docs, the changelog or a committed result quotes
+    names a module that exists: a subpackage's module, or an old name kept in evaluation/moved/."""
+    import re
+
+    quoted = set()
+    texts = [ROOT / "README.md", ROOT / "CHANGELOG.md", *(ROOT / "docs").rglob("*.md"),
+             *(ROOT / "evaluation" / "results").rglob("*.json"), *(ROOT / "evaluation" / "results").rglob("*.md")]
+    for path in texts:
+        quoted |= set(re.findall(r"-m cardzoo\.evaluation\.([a-z_.]*[a-z_])", path.read_text()))
+    modules = set(module_files())
+    missing = sorted(q for q in quoted if f"cardzoo.evaluation.{q}" not in modules)
+    assert len(quoted) > 10 and missing == [], f"commands quoted but no module: {missing}"
+
+
+@pytest.mark.parametrize("old", OLD_COMMANDS)
+def test_an_old_module_name_still_runs_its_command(old):
+    shown = subprocess.run([sys.executable, "-m", f"cardzoo.evaluation.{old}", "--help"], capture_output=True,
+                           text=True, timeout=120)
+    assert shown.returncode == 0 and "usage:" in shown.stdout, shown.stderr
+
+
+def test_the_runner_imports_under_its_old_name():
+    from cardzoo.evaluation import runner
+    from cardzoo.evaluation.matches import runner as moved
+
+    assert runner.play_env_game is moved.play_env_game and runner.Matchup is moved.Matchup
