@@ -147,10 +147,12 @@ class SummitRushChoice:
         self.names = names
         self.trained: list[tuple[_Setting, object, object]] = []  # (setting, observer, policy) per policy
         for policy in policies.values():
-            # The setting a policy was trained in: the preset of its level(s) whose lengths are the policy's.
+            # The setting a policy was trained in: the preset of its level(s) whose lengths are the policy's. A file
+            # that does not say its levels (an RLlib export, a user's) is taken as trained in every preset of its
+            # lengths: they are all the policy can tell apart.
             levels = (policy.meta.get("config") or {}).get("levels") or []
             for setting, observer in _presets().get((policy.observation_size, int(policy.meta.get("actions", 0))), []):
-                if setting.level in levels:
+                if not levels or setting.level in levels:
                     self.trained.append((setting, observer, policy))
         self._cache: dict[tuple[int, int, bool], Choice | None] = {}
 

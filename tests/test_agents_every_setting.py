@@ -148,6 +148,24 @@ def test_a_policy_file_has_no_fallback_and_says_what_it_cannot_read():
     assert agent.act(obs["player_0"]["observation"], obs["player_0"]["action_mask"]) < talking.n_moves
 
 
+def test_a_policy_file_that_does_not_name_its_levels_plays_its_own_setting(tmp_path):
+    """An RLlib export (or a user's file) says no levels in its meta: it plays the setting its lengths fit, as it is."""
+    import json
+
+    with np.load(shipped_policy("summit_rush_normal_v2")) as data:
+        arrays = {k: data[k] for k in data.files}
+    meta = json.loads(str(arrays["meta"]))
+    meta.pop("config", None)
+    arrays["meta"] = np.array(json.dumps(meta))
+    np.savez(tmp_path / "no_levels.npz", **arrays)
+    bare, shipped = LearnedAgent(tmp_path / "no_levels.npz"), LearnedAgent(shipped_policy("summit_rush_normal_v2"))
+    env = summit_rush_v0.parallel_env(talk=False)
+    obs, _ = env.reset(seed=3)
+    o = obs["player_0"]
+    assert bare.act(o["observation"], o["action_mask"]) == shipped.act(o["observation"], o["action_mask"])
+    assert "its own setting" in bare.description
+
+
 @pytest.mark.parametrize("game", ["rope_team", "rope_team_v0", "summit_rush"])
 def test_make_agent_takes_a_game_name_with_or_without_v0(game):
     assert make_agent("random", game) is not None and "learned" in agent_names(game)
