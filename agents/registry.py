@@ -86,20 +86,20 @@ DESCRIPTIONS = {
 def game_name(game) -> str:
     """The registered env name of ``game``: a name with or without ``_v0`` ("rope_team"), or an env object (its
     ``metadata["name"]``, wrapped or not). Anything else raises ``OptionError`` saying what is expected."""
-    from cardzoo.envs.common.record import ENV_MODULES
+    from cardzoo.envs.registry import by_env_id, spec
 
+    known = ", ".join(sorted(by_env_id()))
     if not isinstance(game, str):
         metadata = getattr(game, "metadata", None)
-        name = metadata.get("name") if isinstance(metadata, dict) else None
-        if not isinstance(name, str):
-            raise OptionError(f"expected a game name ({', '.join(sorted(ENV_MODULES))}, with or without _v0) or a "
+        if not isinstance(metadata, dict) or not isinstance(metadata.get("name"), str):
+            raise OptionError(f"expected a game name ({known}, with or without _v0) or a "
                               f"cardzoo env, got {type(game).__name__}")
-        game = name
-    for name in (game, f"{game}_v0"):
-        if name in ENV_MODULES:
-            return name
-    raise OptionError(f"unknown game {game!r}; games: {', '.join(sorted(ENV_MODULES))} (with or without _v0, or "
-                      "an env object)")
+        game = metadata["name"]
+    try:
+        return spec(game).env_id
+    except OptionError:
+        raise OptionError(f"unknown game {game!r}; games: {known} (with or without _v0, or "
+                          "an env object)") from None
 
 
 def agent_names(game) -> list[str]:
