@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+from cardzoo.envs.registry import GAMES
 from cardzoo.seeds import figures
 
 from ...stats import difference, paired, wilson
@@ -19,7 +20,7 @@ from ..charts import Bar, bar_chart
 from ..model import Row, Section, Settings, load_result, play, section, wins
 
 ENV = "rope_team_v0"
-LEVELS = ("easy", "normal", "hard", "expert")
+LEVELS = GAMES["rope_team"].levels
 AGENTS = {"simple": "simple strategy", "random": "random legal"}
 # Learned agents (shipped policies; a missing one is left out of the report with a note).
 LEARNED = {"learned": "learned (batched PPO on the observation + the simple strategy's card values)",
