@@ -26,6 +26,7 @@ IDS = [s.name for s in SPECS]
 def test_every_module_attr_field_loads(game):
     module = importlib.import_module(game.module)
     assert callable(module.env) and callable(getattr(module, game.doc_attr))
+    assert spec(module.env()) is game and spec(game.make()) is game  # the env names itself by its env id
     assert (ROOT / "seeds" / game.rules_doc).is_file()
     for field in ("engine", "fast_loop", "tick_loop"):
         if getattr(game, field) is not None:
