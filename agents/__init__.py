@@ -2,5 +2,6 @@
 
 from .base import Agent
 from .random_agent import RandomAgent
+from .seeding import agent_seed
 
-__all__ = ["Agent", "RandomAgent"]
+__all__ = ["Agent", "RandomAgent", "agent_seed"]

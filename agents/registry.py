@@ -47,7 +47,7 @@ AGENTS: dict[str, dict[str, Callable]] = {
     "simple_talk_muted": {"summit_rush_v0": lambda seed: Muted(SummitRushSimpleTalk(seed))},  # an ablation
     "heuristic": {"rook_v0": RookHeuristic},
     "search": {"rope_team_v0": RopeTeamSearch, "summit_rush_v0": SummitRushSearch, "rook_v0": RookSearch},
-    # Trained policies shipped in cardzoo/agents/policies (see its README for the commands that made them).
+    # Trained policies shipped in agents/policies (see its README for the commands that made them).
     # `learned` is the strongest measured for each game; `learned_v1` the policies it replaced (MaskablePPO).
     # A Summit Rush setting no policy can read (three players, solo, untimed, ...) is played by the simple strategy,
     # and the agent's description says so (policy_choice.py).
@@ -86,20 +86,20 @@ DESCRIPTIONS = {
 def game_name(game) -> str:
     """The registered env name of ``game``: a name with or without ``_v0`` ("rope_team"), or an env object (its
     ``metadata["name"]``, wrapped or not). Anything else raises ``OptionError`` saying what is expected."""
-    from cardzoo.envs.common.record import ENV_MODULES
+    from cardzoo.envs.registry import by_env_id, spec
 
+    known = ", ".join(sorted(by_env_id()))
     if not isinstance(game, str):
         metadata = getattr(game, "metadata", None)
-        name = metadata.get("name") if isinstance(metadata, dict) else None
-        if not isinstance(name, str):
-            raise OptionError(f"expected a game name ({', '.join(sorted(ENV_MODULES))}, with or without _v0) or a "
+        if not isinstance(metadata, dict) or not isinstance(metadata.get("name"), str):
+            raise OptionError(f"expected a game name ({known}, with or without _v0) or a "
                               f"cardzoo env, got {type(game).__name__}")
-        game = name
-    for name in (game, f"{game}_v0"):
-        if name in ENV_MODULES:
-            return name
-    raise OptionError(f"unknown game {game!r}; games: {', '.join(sorted(ENV_MODULES))} (with or without _v0, or "
-                      "an env object)")
+        game = metadata["name"]
+    try:
+        return spec(game).env_id
+    except OptionError:
+        raise OptionError(f"unknown game {game!r}; games: {known} (with or without _v0, or "
+                          "an env object)") from None
 
 
 def agent_names(game) -> list[str]:

@@ -328,14 +328,12 @@ def fit_bid_weights(rounds: int = 10_000, seed: int = 0) -> tuple[np.ndarray, fl
     agent = RookHeuristic()
     features, points = [], []
     for i in range(rounds):
-        rng = np.random.default_rng(seed + i)
-        deck = rules.shuffled_deck(rng)
-        s = rules.new_game(rules.Config(rounds=1), deck, rng, dealer=1)
+        s = rules.deal(rules.Config(rounds=1), seed + i)
+        hand = s.hands[0]  # player_0's dealt hand, before the bidding
         rules.apply(s, rules.bid_action(MIN_BID))
         rules.apply(s, PASS)
         while s.outcome is None:
             rules.apply(s, agent.act_bits(observe_bits(s, s.to_move), rules.legal_actions(s)))
-        hand = sum(1 << c for c in deck[3:14])
         features.append(bid_features(hand, best_trumps(hand)))
         points.append(s.history[0]["points"][0])
     x, y = np.array(features), np.array(points, dtype=float)

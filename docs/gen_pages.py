@@ -17,12 +17,12 @@ from pathlib import Path
 import mkdocs_gen_files
 import numpy as np
 
+from cardzoo.envs.registry import GAMES as REGISTRY
+from cardzoo.envs.registry import spec
+
 ROOT = Path(__file__).resolve().parents[1]
-GAMES = {  # page name -> (title, env module, the class or function whose docstring is the page, rules file)
-    "rope_team": ("Rope Team", "rope_team_v0", "raw_env", "rope_team.md"),
-    "summit_rush": ("Summit Rush", "summit_rush_v0", "SummitRushEnv", "summit_rush.md"),
-    "rook": ("Rook for Two", "rook_v0", "raw_env", "rook_for_two.md"),
-}
+# page name -> (title, env module, the class or function whose docstring is the page, rules file): the game registry's
+GAMES = {g.name: (g.title, g.env_id, g.doc_attr, g.rules_doc) for g in REGISTRY.values()}
 REFERENCE = ("envs", "agents", "training", "evaluation", "play")
 # Old module names that re-export a moved module: left out of the reference, which shows each object once.
 SHIMS = ("evaluation/runner.py", "evaluation/moved")
@@ -93,7 +93,7 @@ def table_image(module_name: str) -> bytes:
 
     module = importlib.import_module(f"cardzoo.envs.{module_name}")
     rng = np.random.default_rng(0)
-    if module_name == "summit_rush_v0":
+    if spec(module_name).parallel:
         env = module.parallel_env(render_mode="rgb_array")
         obs, _ = env.reset(seed=3)
         for _ in range(6):

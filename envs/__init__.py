@@ -4,7 +4,8 @@
 - ``summit_rush_v0``: cooperative real-time TriPeaks (Parallel; ``env()`` is its AEC form).
 - ``rook_v0``: competitive Rook for two (AEC).
 
-``make_env(name, **options)`` builds one by name; ``replay(record)`` rebuilds a saved game move by move.
+``make_env(name, **options)`` builds one by name; ``replay(record)`` rebuilds a saved game move by move;
+``GAMES`` (name -> :class:`GameSpec`) and ``spec(game)`` describe each game (``cardzoo.envs.registry``).
 """
 
 from importlib.metadata import version
@@ -20,8 +21,9 @@ from .common.errors import (
     RecordError,
 )
 from .common.record import make_env, replay, save
+from .registry import GAMES, GameSpec, spec
 
 __version__ = version("cardzoo")  # the installed distribution's (pyproject.toml)
 
-__all__ = ["CardzooError", "DeckError", "GameOverError", "IllegalActionError", "IllegalActionWarning", "NotResetError",
-           "OptionError", "RecordError", "make_env", "replay", "save"]
+__all__ = ["GAMES", "CardzooError", "DeckError", "GameOverError", "GameSpec", "IllegalActionError",
+           "IllegalActionWarning", "NotResetError", "OptionError", "RecordError", "make_env", "replay", "save", "spec"]

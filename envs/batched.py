@@ -74,7 +74,6 @@ class keeps the seeds, the records, the checks and the automatic reset. ``SeedBl
 from __future__ import annotations
 
 import contextlib
-import importlib
 import random
 import warnings
 from collections.abc import Callable, Iterator
@@ -86,20 +85,20 @@ from gymnasium import spaces
 from .common.aec import ILLEGAL_ACTION_MODES
 from .common.errors import GameOverError, IllegalActionError, IllegalActionWarning, OptionError
 from .common.options import int_in, one_of, plain, reject_unknown, shown
+from .registry import batched
 
 MAX_SEED = 2**63 - 1
 
-# name of the single env -> "module:class" of its batched engine
-ENGINES = {"rope_team_v0": "cardzoo.envs.rope_team.batched:RopeTeamBatched",
-           "summit_rush_v0": "cardzoo.envs.summit_rush.batched:SummitRushBatched"}
+# name of the single env -> "module:class" of its batched engine (derived from the game registry)
+ENGINES = {s.env_id: s.engine for s in batched()}
 
 
 def make_batched(name: str, num_envs: int, **options: Any) -> BatchedEnv:
     """The batched engine of the single env ``name`` (e.g. ``"rope_team_v0"``) with ``num_envs`` games."""
-    if name not in ENGINES:
-        raise OptionError(f"no batched engine for {name!r}; batched engines: {', '.join(sorted(ENGINES))}")
-    module, cls = ENGINES[name].split(":")
-    return getattr(importlib.import_module(module), cls)(num_envs, **options)
+    engines = {s.env_id: s for s in batched()}
+    if not isinstance(name, str) or name not in engines:
+        raise OptionError(f"no batched engine for {name!r}; batched engines: {', '.join(sorted(engines))}")
+    return engines[name].load("engine")(num_envs, **options)
 
 
 def _as_array(value: Any, what: str, error: type[Exception]) -> np.ndarray:

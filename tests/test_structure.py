@@ -191,3 +191,45 @@ def test_the_runner_imports_under_its_old_name():
     from cardzoo.evaluation.matches import runner as moved
 
     assert runner.play_env_game is moved.play_env_game and runner.Matchup is moved.Matchup
+
+
+# ----------------------------------------------------------------------------- each game's facts in one place
+MAX_LEVEL_LISTS = 2  # the rules module's LEVELS, and one more (today the play page's variants)
+
+
+def level_lists(games: dict[str, tuple[str, ...]], root: Path = ROOT) -> dict[str, list[str]]:
+    """Per game, where outside tests/ a tuple, list or set literal, or a dict's keys, name at least three of its
+    levels (as ``file:line``): a level list typed out again instead of read from the game's rules module. Games
+    share level names (Normal, Hard, Expert), so a literal counts for the game it covers best: the most of its
+    levels named, then the fewest left out."""
+    found: dict[str, list[str]] = {game: [] for game in games}
+    files = [p for folder in FOLDERS for p in sorted((root / folder).rglob("*.py"))]
+    files += sorted((root / "docs").glob("*.py"))
+    for path in files:
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+                items = node.elts
+            elif isinstance(node, ast.Dict):
+                items = [k for k in node.keys if k is not None]
+            else:
+                continue
+            named = {i.value for i in items if isinstance(i, ast.Constant) and isinstance(i.value, str)}
+            score = {g: (len(named & set(lv)), -len(set(lv) - named)) for g, lv in games.items()}
+            best = max(score, key=score.get)
+            if score[best][0] >= 3:
+                found[best].append(f"{path.relative_to(root)}:{node.lineno}")
+    return found
+
+
+def test_each_games_level_list_is_typed_at_most_twice():
+    from cardzoo.envs.registry import GAMES
+
+    games = {game.name: game.levels for game in GAMES.values() if len(game.levels) >= 3}
+    found = level_lists(games)
+    for game in (GAMES[name] for name in games):
+        places = found[game.name]
+        assert f"envs/{game.name}/rules.py" in {p.split(":")[0] for p in places}  # the one that must be there
+        assert len(places) <= MAX_LEVEL_LISTS, (
+            f"{game.name}'s levels are typed out in {len(places)} places ({', '.join(places)}); at most "
+            f"{MAX_LEVEL_LISTS}: read them from the registry (cardzoo.envs.registry.GAMES[{game.name!r}].levels)")
+    assert len(games) >= 2

@@ -40,9 +40,9 @@ class ActionMaskInInfos(BaseParallelWrapper):
 
 def make_env(game: str, **options) -> ActionMaskInInfos:
     """``game`` ("rope_team", "rook" or "summit_rush") with the env ``options``, as a ParallelEnv for AgileRL."""
-    from cardzoo.envs import summit_rush_v0
-    from cardzoo.envs.common.record import make_env
+    from cardzoo.envs.registry import spec
 
-    if game == "summit_rush":
-        return ActionMaskInInfos(summit_rush_v0.parallel_env(**options))
-    return ActionMaskInInfos(turn_based_aec_to_parallel(make_env(f"{game}_v0", **options)))
+    game = spec(game)
+    if game.parallel:
+        return ActionMaskInInfos(game.make(**options))
+    return ActionMaskInInfos(turn_based_aec_to_parallel(game.make(**options)))

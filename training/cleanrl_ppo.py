@@ -26,6 +26,7 @@ import torch
 from torch import nn
 from torch.distributions import Categorical
 
+from cardzoo.envs.registry import spec
 from cardzoo.training.gym_envs import make_view
 
 
@@ -89,8 +90,9 @@ def train(args: Args) -> dict:
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
     # single Rook rounds; Summit Rush without its message channel, as cardzoo's own training plays it
-    options = {"rounds": 1} if args.game == "rook" else {"level": args.level}
-    if args.game == "summit_rush":
+    game = spec(args.game)
+    options = dict(game.train_options) if not game.levels else {"level": args.level}
+    if game.talk:
         options["talk"] = False
     envs = [make_view(args.game, seed=args.seed * 1000 + i, opponent=args.opponent, **options)
             for i in range(args.num_envs)]

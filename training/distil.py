@@ -38,6 +38,8 @@ from pathlib import Path
 
 import numpy as np
 
+from cardzoo.envs.registry import GAMES as REGISTRY
+
 from . import common
 from .common import Curve, Evaluations, RunLog, held_out, option, renamed_options
 
@@ -86,19 +88,20 @@ class DistilConfig:
         if self.game not in GAMES:
             raise ValueError(f"distillation is implemented for {', '.join(GAMES)}; not {self.game!r}")
         game = GAMES[self.game]
+        levels = game.policy_levels or game.levels
         if not self.levels:
-            self.levels = game["levels"][:1] if self.game == "summit_rush" else game["levels"]
-        unknown = sorted(set(self.levels) - set(game["levels"]))
+            self.levels = levels[:1] if game.per_level_policy else levels
+        unknown = sorted(set(self.levels) - set(levels))
         if unknown:
-            raise ValueError(f"unknown level(s) {unknown} for {self.game}; levels: {', '.join(game['levels'])}")
-        if self.game == "summit_rush" and len(self.levels) != 1:
+            raise ValueError(f"unknown level(s) {unknown} for {self.game}; levels: {', '.join(levels)}")
+        if game.per_level_policy and len(self.levels) != 1:
             raise ValueError("summit_rush observations differ in length between levels: one level per run")
         if self.game == "summit_rush" and self.teacher_rollouts:
             raise ValueError("--teacher-rollouts is the Rope Team search's; Summit Rush's plays every world out")
         if self.features == "default":
-            self.features = game["features"]
+            self.features = STUDENTS[self.game][0]
         if self.init == "default":
-            self.init = game["init"].format(level=self.levels[0])
+            self.init = STUDENTS[self.game][1].format(level=self.levels[0])
         if self.init == "baseline" and self.features is None:
             raise ValueError("--init baseline reads the baseline's choice from the features: give --features")
         if self.games > 10_000:
@@ -116,10 +119,11 @@ class DistilConfig:
             self.out = f"runs/distil_{self.game}"
 
 
-GAMES = {"rope_team": {"env": "rope_team_v0", "levels": ("easy", "normal", "hard", "expert"),
-                       "features": "rope_team_scores", "init": "rope_team"},
-         "summit_rush": {"env": "summit_rush_v0", "levels": ("normal", "hard"), "features": "summit_rush_simple",
-                         "init": "summit_rush_{level}"}}
+# The games distillation is written for, with the student's default features and starting policy (the trainer's
+# choice); levels and env ids come from the game registry.
+STUDENTS = {"rope_team": ("rope_team_scores", "rope_team"),
+            "summit_rush": ("summit_rush_simple", "summit_rush_{level}")}
+GAMES = {name: REGISTRY[name] for name in STUDENTS}
 
 
 # ----------------------------------------------------------------------------- labelling
@@ -175,16 +179,15 @@ def label_games(job: dict) -> dict[str, np.ndarray]:
 
 def _label_rope_team(job: dict) -> dict[str, np.ndarray]:
     from cardzoo.agents.rope_team_search import RopeTeamSearch
+    from cardzoo.agents.seeding import agent_seed
     from cardzoo.envs.rope_team import rules
     from cardzoo.envs.rope_team.observer import LAYOUT, observe_bits
     from cardzoo.evaluation.matches.loops import mask_array
-    from cardzoo.evaluation.matches.runner import agent_seed
 
     rec = _Recorder(job)
     teachers = [RopeTeamSearch(**job["teacher"]) for _ in range(2)]
     for level, seed in zip(job["levels"], job["seeds"], strict=True):
-        rng = np.random.default_rng(seed)
-        s = rules.new_game(rules.LEVELS[level], rules.shuffled_deck(rng), rng, dealer=1)
+        s = rules.deal(rules.LEVELS[level], seed)
         for seat, teacher in enumerate(teachers):
             teacher.reset(seed=agent_seed(seed, seat))
         while s.outcome is None:
@@ -206,9 +209,9 @@ def _label_rope_team(job: dict) -> dict[str, np.ndarray]:
 def _label_summit_rush(job: dict) -> dict[str, np.ndarray]:
     """Summit Rush: every tick each seat's teacher names its part of the team's joint move from that seat's
     observation (the search is a function of the current observation: nothing to overrule)."""
+    from cardzoo.agents.seeding import agent_seed
     from cardzoo.agents.summit_rush_search import Public, SummitRushSearch, blueprint_joint
     from cardzoo.evaluation.matches.loops import summit_rush_env
-    from cardzoo.evaluation.matches.runner import agent_seed
 
     rec = _Recorder(job)
     teachers = [SummitRushSearch(**job["teacher"]) for _ in range(2)]
@@ -432,7 +435,7 @@ def train(cfg: DistilConfig, command: str = "") -> Path:
     log = RunLog(out)
     (out / "data").mkdir(exist_ok=True)
     start = time.time()
-    meta = {"env": GAMES[cfg.game]["env"], "config": asdict(cfg), "command": command, "features": cfg.features,
+    meta = {"env": GAMES[cfg.game].env_id, "config": asdict(cfg), "command": command, "features": cfg.features,
             "trained_by": "cardzoo.training.distil (DAgger on the search agent)"}
     parts = _load(cfg.datasets)
     if parts:

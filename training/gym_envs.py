@@ -180,15 +180,16 @@ def make_view(game: str, seed: int = 0, opponent: str = "heuristic", **options) 
     """The view of ``game`` ("rope_team", "summit_rush" or "rook") made with the env ``options``: the shared-policy
     view for Rope Team, the tick view for Summit Rush, the learner against ``opponent`` (an agent name from
     ``cardzoo.agents.registry``) in Rook."""
-    from cardzoo.agents.registry import make_agent
-    from cardzoo.envs import rook_v0, rope_team_v0, summit_rush_v0
-    from cardzoo.envs.common.errors import OptionError
+    from importlib import import_module
 
-    if game == "rope_team":
-        return SharedPolicyEnv([lambda: rope_team_v0.raw_env(**options)], seed=seed)
-    if game == "summit_rush":
-        return TickEnv([lambda: summit_rush_v0.parallel_env(**options)], seed=seed)
-    if game == "rook":
-        return VersusEnv(lambda: rook_v0.raw_env(**options),
-                         lambda rng: make_agent(opponent, "rook_v0", seed=int(rng.integers(2**31))), seed=seed)
-    raise OptionError(f"unknown game {game!r}; choose rope_team, summit_rush or rook")
+    from cardzoo.agents.registry import make_agent
+    from cardzoo.envs.registry import spec
+
+    game = spec(game)  # OptionError naming the games for any other name
+    module = import_module(game.module)
+    if not game.cooperative:
+        return VersusEnv(lambda: module.raw_env(**options),
+                         lambda rng: make_agent(opponent, game.env_id, seed=int(rng.integers(2**31))), seed=seed)
+    if game.parallel:
+        return TickEnv([lambda: module.parallel_env(**options)], seed=seed)
+    return SharedPolicyEnv([lambda: module.raw_env(**options)], seed=seed)

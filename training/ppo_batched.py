@@ -55,6 +55,7 @@ from torch import nn
 
 from cardzoo.agents.learned import NumpyPolicy
 from cardzoo.envs.batched import make_batched
+from cardzoo.envs.registry import batched
 from cardzoo.evaluation.progress import Progress
 
 from . import common
@@ -62,9 +63,8 @@ from .cleanrl_ppo import Agent
 from .common import Evaluations, RunLog, held_out, option, whole_rollouts
 from .export import export_layers
 
-# games with a batched engine: the engine's env name, the levels a run mixes by default, its win outcome
-GAMES = {"rope_team": {"env": "rope_team_v0", "levels": ("easy", "normal", "hard", "expert"), "win": "win"},
-         "summit_rush": {"env": "summit_rush_v0", "levels": ("normal",), "win": "win"}}
+# the games with a batched engine (their env id, default levels and win outcome are in the registry)
+GAMES = {game.name: game for game in batched()}
 
 
 @dataclass
@@ -106,9 +106,9 @@ class BatchedConfig:
     def __post_init__(self):
         if self.game not in GAMES:
             raise ValueError(f"no batched engine for {self.game!r}; games: {', '.join(GAMES)}")
-        if self.shaping and self.game != "rope_team":
+        if self.shaping and "shaping" not in GAMES[self.game].options:
             raise ValueError(f"shaping is a Rope Team option; {self.game} has none")
-        self.levels = tuple(self.levels) or GAMES[self.game]["levels"]
+        self.levels = tuple(self.levels) or GAMES[self.game].train_levels or GAMES[self.game].levels
         if self.num_envs < len(self.levels):
             raise ValueError(f"num_envs {self.num_envs} is fewer than the {len(self.levels)} levels")
         self.out = self.out or f"runs/{self.game}_batched"
@@ -119,14 +119,14 @@ class Engines:
     """One batched engine per level, stepped together as one batch of ``num_envs`` games."""
 
     def __init__(self, cfg: BatchedConfig, games: int, first_seed: int):
-        env = GAMES[cfg.game]["env"]
-        options = {"shaping": cfg.shaping} if cfg.game == "rope_team" else {"talk": cfg.talk}
+        env = GAMES[cfg.game].env_id
+        options = {"shaping": cfg.shaping} if "shaping" in GAMES[cfg.game].options else {"talk": cfg.talk}
         share = [games // len(cfg.levels) + (i < games % len(cfg.levels)) for i in range(len(cfg.levels))]
         self.engines = [make_batched(env, k, level=level, **options)
                         for level, k in zip(cfg.levels, share, strict=True)]
         # disjoint seed streams: level i's games are first_seed + i * 2**40 + 0, 1, 2, ...
         self.first_seeds = [first_seed + i * 2**40 for i in range(len(self.engines))]
-        self.win = [e.outcomes.index(GAMES[cfg.game]["win"]) for e in self.engines]
+        self.win = [e.outcomes.index(GAMES[cfg.game].win) for e in self.engines]
         self.features = None
         if cfg.features:
             from cardzoo.agents.features import FEATURES
@@ -277,7 +277,7 @@ def train(cfg: BatchedConfig, command: str = "") -> Path:
     optimizer = torch.optim.Adam(agent.parameters(), lr=cfg.learning_rate, eps=1e-5, fused=True)
     if cfg.imitate:
         warm_start(agent, cfg, log)
-    meta = {"env": GAMES[cfg.game]["env"], "config": asdict(cfg), "command": command, "features": cfg.features,
+    meta = {"env": GAMES[cfg.game].env_id, "config": asdict(cfg), "command": command, "features": cfg.features,
             "trainer": "cardzoo.training.ppo_batched"}
     log(f"{cfg.game} on levels {', '.join(cfg.levels)}: {n} games, rollouts of {batch:,} decisions, "
         f"{total:,} decisions" + (f" or {cfg.minutes} minutes" if cfg.minutes else ""))

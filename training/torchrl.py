@@ -16,9 +16,8 @@ from torchrl.envs.utils import MarlGroupMapType
 
 def make_env(game: str, seed: int = 0, **options) -> PettingZooWrapper:
     """``game`` ("rope_team", "rook" or "summit_rush") with the env ``options``; Summit Rush in its Parallel form."""
-    from cardzoo.envs import summit_rush_v0
-    from cardzoo.envs.common.record import make_env
+    from cardzoo.envs.registry import spec
 
-    env = summit_rush_v0.parallel_env(**options) if game == "summit_rush" else make_env(f"{game}_v0", **options)
+    env = spec(game).make(**options)  # a Parallel game in its Parallel form, the others as AEC
     return PettingZooWrapper(env, use_mask=True, group_map=MarlGroupMapType.ALL_IN_ONE_GROUP,
                              categorical_actions=True, seed=seed)

@@ -14,12 +14,14 @@ from the report's deals (``0 .. N-1``), so choosing the best checkpoint does not
 from __future__ import annotations
 
 import argparse
+import importlib
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
 
+from cardzoo.envs.registry import GAMES
 from cardzoo.evaluation.progress import Progress
 
 from . import common
@@ -70,14 +72,15 @@ class TrainConfig:
     def __post_init__(self):
         game = GAMES[self.game]
         if not self.levels:
-            self.levels = tuple(game["levels"])
-        if self.talk and self.game != "summit_rush":
-            raise ValueError(f"--talk is for summit_rush; {self.game} has no message channel")
+            self.levels = game.train_levels or game.levels
+        if self.talk and not game.talk:
+            talking = ", ".join(g.name for g in GAMES.values() if g.talk)
+            raise ValueError(f"--talk is for {talking}; {self.game} has no message channel")
         if self.imitate == "default":
-            self.imitate = "simple_talk" if self.talk else game["imitate"]
+            self.imitate = "simple_talk" if self.talk else game.baseline
         if not self.out:
             self.out = f"runs/{self.game}"
-        if self.game == "summit_rush" and len(self.levels) != 1:
+        if game.per_level_policy and len(self.levels) != 1:
             raise ValueError("summit_rush observations differ in length between levels (stock and clock sizes): "
                              "train one policy per level, e.g. --levels hard")
         wanted = {"summit_rush_simple": False, "summit_rush_simple_talk": True, "summit_rush_simple_exact": False}
@@ -88,28 +91,30 @@ class TrainConfig:
 
 
 # ----------------------------------------------------------------------------- games
-def _rope_team_envs(cfg: TrainConfig):
-    from cardzoo.envs import rope_team_v0
+def _vec_envs(cfg: TrainConfig):
+    """``num_envs`` single-agent views of the game: every seat one shared policy (cooperative, turn by turn or
+    tick by tick), or one side against the opponent pool (two sides)."""
+    from .gym_envs import SharedPolicyEnv, TickEnv, VersusEnv
 
-    from .gym_envs import SharedPolicyEnv
-
-    makers = [lambda level=level: rope_team_v0.raw_env(level=level, shaping=cfg.shaping) for level in cfg.levels]
+    game = GAMES[cfg.game]
+    module = importlib.import_module(game.module)
+    if not game.cooperative:
+        return [lambda i=i: VersusEnv(lambda: module.raw_env(**game.train_options), _rook_opponent,
+                                      seed=cfg.seed * 1000 + i, reward_scale=game.reward_scale, features=cfg.features)
+                for i in range(cfg.num_envs)]
+    if game.parallel:
+        makers = [lambda level=level: module.parallel_env(**_env_options(cfg, level)) for level in cfg.levels]
+        return [lambda i=i: TickEnv(makers, seed=cfg.seed * 1000 + i, features=cfg.features)
+                for i in range(cfg.num_envs)]
+    shaping = {"shaping": cfg.shaping} if "shaping" in game.options else {}
+    makers = [lambda level=level: module.raw_env(**_env_options(cfg, level), **shaping) for level in cfg.levels]
     return [lambda i=i: SharedPolicyEnv(makers, seed=cfg.seed * 1000 + i, features=cfg.features)
             for i in range(cfg.num_envs)]
 
 
-def _summit_rush_envs(cfg: TrainConfig):
-    from cardzoo.envs import summit_rush_v0
-
-    from .gym_envs import TickEnv
-
-    makers = [lambda level=level: summit_rush_v0.parallel_env(level=level, talk=cfg.talk) for level in cfg.levels]
-    return [lambda i=i: TickEnv(makers, seed=cfg.seed * 1000 + i, features=cfg.features) for i in range(cfg.num_envs)]
-
-
 # Rook: the learner meets the heuristic, random play and its own earlier snapshots (added at each checkpoint).
 ROOK_POOL: list[Path] = []
-ROOK_REWARD_SCALE = 0.01  # single rounds pay the point difference (up to a few hundred): scaled to about -3..3
+ROOK_REWARD_SCALE = GAMES["rook"].reward_scale  # single rounds pay the point difference: scaled to about -3..3
 
 
 def _rook_opponent(rng: np.random.Generator):
@@ -125,29 +130,11 @@ def _rook_opponent(rng: np.random.Generator):
     return RandomAgent(int(rng.integers(2**31)))
 
 
-def _rook_envs(cfg: TrainConfig):
-    from cardzoo.envs import rook_v0
-
-    from .gym_envs import VersusEnv
-
-    return [lambda i=i: VersusEnv(lambda: rook_v0.raw_env(rounds=1), _rook_opponent, seed=cfg.seed * 1000 + i,
-                                  reward_scale=ROOK_REWARD_SCALE, features=cfg.features) for i in range(cfg.num_envs)]
-
-
-GAMES = {
-    "rope_team": {"env": "rope_team_v0", "vec_envs": _rope_team_envs, "levels": ("easy", "normal", "hard", "expert"),
-                  "imitate": "simple", "reward_scale": 1.0},
-    "summit_rush": {"env": "summit_rush_v0", "vec_envs": _summit_rush_envs, "levels": ("normal",),
-                    "imitate": "simple", "reward_scale": 1.0},
-    "rook": {"env": "rook_v0", "vec_envs": _rook_envs, "levels": ("single_round",), "imitate": "heuristic",
-             "reward_scale": ROOK_REWARD_SCALE},
-}
-
-
 def _env_options(cfg: TrainConfig, level: str) -> dict:
-    if cfg.game == "rook":
-        return {"rounds": 1}
-    return {"level": level, "talk": cfg.talk} if cfg.game == "summit_rush" else {"level": level}
+    game = GAMES[cfg.game]
+    if not game.levels:
+        return dict(game.train_options)
+    return {**game.train_options, "level": level, **({"talk": cfg.talk} if game.talk else {})}
 
 
 # ----------------------------------------------------------------------------- evaluation
@@ -159,13 +146,13 @@ def evaluate(policy_path: Path, cfg: TrainConfig, games: int) -> dict[str, float
     from cardzoo.envs.common.record import make_env
     from cardzoo.evaluation.matches.runner import play_env_game
 
-    env_name = GAMES[cfg.game]["env"]
+    env_name = GAMES[cfg.game].env_id
 
     def rate(level: str, seeds: list[int]) -> float:
         env = make_env(env_name, **_env_options(cfg, level))
         learned = LearnedAgent(policy_path)
-        if cfg.game == "rook":
-            opponent = make_agent("heuristic", env_name)
+        if not GAMES[cfg.game].cooperative:
+            opponent = make_agent(GAMES[cfg.game].baseline, env_name)
             won = 0
             for i, seed in enumerate(seeds):
                 seat = i % 2
@@ -177,7 +164,7 @@ def evaluate(policy_path: Path, cfg: TrainConfig, games: int) -> dict[str, float
         return sum(play_env_game(env, agents, seed)["outcome"] == "win" for seed in seeds) / len(seeds)
 
     rates = held_out(cfg.levels, games, rate)
-    return {"vs_heuristic": rates[cfg.levels[0]]} if cfg.game == "rook" else rates
+    return {"vs_heuristic": rates[cfg.levels[0]]} if not GAMES[cfg.game].cooperative else rates
 
 
 # ----------------------------------------------------------------------------- imitation warm start
@@ -186,8 +173,8 @@ def imitation_data(cfg: TrainConfig) -> tuple[np.ndarray, np.ndarray, np.ndarray
     from cardzoo.agents.registry import make_agent
     from cardzoo.envs.common.record import make_env
 
-    env_name = GAMES[cfg.game]["env"]
-    scale = GAMES[cfg.game]["reward_scale"]
+    env_name = GAMES[cfg.game].env_id
+    scale = GAMES[cfg.game].reward_scale
     obs, masks, actions, returns = [], [], [], []
     for k, level in enumerate(cfg.levels):
         env = make_env(env_name, **_env_options(cfg, level))
@@ -262,7 +249,7 @@ def make_model(cfg: TrainConfig, tensorboard_log: str | None = None):
     torch.set_num_threads(cfg.threads)
     torch.manual_seed(cfg.seed)
     return MaskablePPO(
-        "MlpPolicy", DummyVecEnv(GAMES[cfg.game]["vec_envs"](cfg)), learning_rate=cfg.learning_rate,
+        "MlpPolicy", DummyVecEnv(_vec_envs(cfg)), learning_rate=cfg.learning_rate,
         n_steps=cfg.num_steps, batch_size=cfg.minibatch_size, n_epochs=cfg.update_epochs, gamma=cfg.gamma,
         gae_lambda=cfg.gae_lambda, clip_range=cfg.clip_coef, ent_coef=cfg.ent_coef, seed=cfg.seed, device="cpu",
         tensorboard_log=tensorboard_log, policy_kwargs={"net_arch": {"pi": list(cfg.hidden), "vf": list(cfg.hidden)}},
@@ -290,7 +277,7 @@ def train(cfg: TrainConfig, command: str = "") -> Path:
     except ImportError:
         tb = None
     model = make_model(cfg, tb)
-    meta = {"env": GAMES[cfg.game]["env"], "config": asdict(cfg), "command": command, "features": cfg.features}
+    meta = {"env": GAMES[cfg.game].env_id, "config": asdict(cfg), "command": command, "features": cfg.features}
     if cfg.imitate:
         warm_start(model, cfg, log)
 
@@ -300,7 +287,7 @@ def train(cfg: TrainConfig, command: str = "") -> Path:
         path = export_policy(model, out / "checkpoints" / f"step_{steps}.npz",
                              {**meta, "steps": steps, "seconds": round(time.time() - start)})
         rates = evaluate(path, cfg, cfg.eval_games)
-        if cfg.game == "rook":
+        if not GAMES[cfg.game].cooperative:
             ROOK_POOL.append(path)
         evaluations.add(rates, row={"steps": steps, "seconds": round(time.time() - start)}, where={"steps": steps},
                         heading=f"step {steps}", copies={path: "policy.npz"})

@@ -9,9 +9,11 @@ import math
 import tempfile
 from pathlib import Path
 
-from .record import ENV_MODULES
+from ..registry import GAMES as _SPECS
+from ..registry import spec
+from .errors import OptionError
 
-GAMES = ", ".join(sorted(n.removesuffix("_v0") for n in ENV_MODULES))
+GAMES = ", ".join(sorted(_SPECS))  # the registered games, for help texts and messages
 
 
 class CommandError(Exception):
@@ -20,10 +22,10 @@ class CommandError(Exception):
 
 def game(text: str) -> str:
     """argparse type: a game's name, with or without its version suffix; the env name."""
-    name = text if text in ENV_MODULES else f"{text}_v0"
-    if name not in ENV_MODULES:
-        raise argparse.ArgumentTypeError(f"unknown game {text!r}; games: {GAMES}")
-    return name
+    try:
+        return spec(text).env_id
+    except OptionError:
+        raise argparse.ArgumentTypeError(f"unknown game {text!r}; games: {GAMES}") from None
 
 
 def number(kind: type, low: float | None = None, above: bool = False):

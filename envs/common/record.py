@@ -17,11 +17,12 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+from ..registry import GAMES, by_env_id
 from .errors import CardzooError, IllegalActionWarning, OptionError, RecordError
 
-ENV_MODULES = {"rope_team_v0": "cardzoo.envs.rope_team_v0", "summit_rush_v0": "cardzoo.envs.summit_rush_v0",
-               "rook_v0": "cardzoo.envs.rook_v0"}
-PARALLEL_ENVS = ("summit_rush_v0",)
+# Derived from the game registry, for code that imported them: env id -> module, and the Parallel games.
+ENV_MODULES = {s.env_id: s.module for s in GAMES.values()}
+PARALLEL_ENVS = tuple(s.env_id for s in GAMES.values() if s.parallel)
 # Deeper than any record the games write (a Rook deck or totals list is two levels down): a bound that keeps a
 # crafted record from exhausting the interpreter's recursion limit in json or in the env's copying of it.
 MAX_DEPTH = 32
@@ -56,9 +57,10 @@ def _is_int(value: Any) -> bool:
 
 
 def _module(name: str):
-    if name not in ENV_MODULES:
-        raise OptionError(f"unknown environment {name!r}; known: {', '.join(sorted(ENV_MODULES))}")
-    return importlib.import_module(ENV_MODULES[name])
+    games = by_env_id()
+    if not isinstance(name, str) or name not in games:
+        raise OptionError(f"unknown environment {name!r}; known: {', '.join(sorted(games))}")
+    return importlib.import_module(games[name].module)
 
 
 def make_env(name: str, **options):
@@ -94,8 +96,9 @@ def load_record(source: dict[str, Any] | str | Path) -> tuple[dict[str, Any], st
     missing = [k for k in ("env", "seed", "actions") if k not in record]
     if missing:
         raise bad(f"missing {', '.join(missing)} (a record has env, options, seed, reset_options and actions)")
-    if not isinstance(record["env"], str) or record["env"] not in ENV_MODULES:
-        raise bad(f"unknown env {_kind(record['env'])}; known: {', '.join(sorted(ENV_MODULES))}")
+    games = by_env_id()
+    if not isinstance(record["env"], str) or record["env"] not in games:
+        raise bad(f"unknown env {_kind(record['env'])}; known: {', '.join(sorted(games))}")
     seed = record["seed"]
     if not _is_int(seed) or seed < 0:
         raise bad(f"seed must be a non-negative integer, got {_kind(seed)}")
@@ -115,7 +118,7 @@ def load_record(source: dict[str, Any] | str | Path) -> tuple[dict[str, Any], st
     kind = record.get("kind", "aec")
     if kind not in ("aec", "parallel"):
         raise bad(f"kind must be 'parallel' or absent, got {_kind(kind)}")
-    if kind == "parallel" and record["env"] not in PARALLEL_ENVS:
+    if kind == "parallel" and not games[record["env"]].parallel:
         raise bad(f"a parallel record for {record['env']}, which is turn-based (its actions are a flat list)")
     for i, action in enumerate(record["actions"] if kind == "parallel" else ()):  # a turn's action: the env checks it
         if not isinstance(action, dict):

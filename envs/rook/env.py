@@ -198,11 +198,8 @@ class raw_env(CardGameAEC):  # noqa: N801 - PettingZoo's naming convention
         check_reset_options(reset_options, RESET_OPTIONS)
         dealer = AGENTS.index(one_of("dealer", reset_options.get("dealer", "player_1"), AGENTS))
         totals = self._parse_totals(reset_options.get("totals", [0, 0]))
-        if "deck" in reset_options:
-            deck = parse_rook_deck(reset_options["deck"])
-        else:
-            deck = rules.shuffled_deck(rng)
-        state = rules.new_game(self.config, deck, rng, dealer)
+        deck = parse_rook_deck(reset_options["deck"]) if "deck" in reset_options else None
+        state = rules.deal(self.config, rng, dealer, deck)
         state.totals = totals
         return state
 

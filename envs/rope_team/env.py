@@ -148,11 +148,8 @@ class raw_env(CardGameAEC):  # noqa: N801 - PettingZoo's naming convention
     def _deal(self, rng: np.random.Generator, reset_options: dict[str, Any]) -> rules.State:
         check_reset_options(reset_options, RESET_OPTIONS)
         dealer = AGENTS.index(one_of("dealer", reset_options.get("dealer", "player_1"), AGENTS))
-        if "deck" in reset_options:
-            deck = parse_deck(reset_options["deck"])
-        else:
-            deck = rules.shuffled_deck(rng)
-        return rules.new_game(self.config, deck, rng, dealer)
+        deck = parse_deck(reset_options["deck"]) if "deck" in reset_options else None
+        return rules.deal(self.config, rng, dealer, deck)
 
     def _seat_to_move(self) -> int:
         return self.game.to_move

@@ -106,6 +106,13 @@ def new_game(config: Config, deck: list[int], rng: np.random.Generator | None, d
     return s
 
 
+def deal(config: Config, seed: int | np.random.Generator, dealer: int = 1, deck: list[int] | None = None) -> State:
+    """The game ``env.reset(seed=seed)`` starts with ``config``: a generator from ``seed`` (or ``seed`` itself if it
+    is one) shuffles the deck, unless ``deck`` is given, and deals the later deals."""
+    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    return new_game(config, shuffled_deck(rng) if deck is None else deck, rng, dealer)
+
+
 def shuffled_deck(rng: np.random.Generator) -> list[int]:
     return rng.permutation(52).tolist()
 

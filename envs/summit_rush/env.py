@@ -281,11 +281,7 @@ class SummitRushEnv(ParallelEnv):
         else:
             seed = seed_value(seed)
             self._seed_stream = np.random.default_rng([seed, 0x5EED])
-        rng = np.random.default_rng(seed)
-        if deck is None:
-            deck = rng.permutation(52).tolist()
-        order_seed = int(rng.integers(2**63))
-        self.game = rules.new_game(self.config, deck, order_seed)
+        self.game = rules.deal(self.config, seed, deck)
         self._record = {"env": self.env_name, "kind": "parallel", "options": dict(self._options), "seed": seed,
                         "reset_options": reset_options, "actions": []}
         self.agents = list(self.possible_agents)

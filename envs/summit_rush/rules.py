@@ -38,6 +38,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import permutations
 
+import numpy as np
+
 from ..common.cards import cards_of
 
 N_PEAKS = 28
@@ -227,6 +229,15 @@ def new_game(config: Config, deck: Sequence[int], order_seed: int) -> State:
     s.last_order = ()
     s.said = [None] * n  # per seat: (message, tick said) of the last message, None before the first
     return s
+
+
+def deal(config: Config, seed: int | np.random.Generator, deck: Sequence[int] | None = None) -> State:
+    """The game ``env.reset(seed=seed)`` starts with ``config``: a generator from ``seed`` (or ``seed`` itself if it
+    is one) shuffles the deck, unless ``deck`` is given, then draws the seed of the seat orders."""
+    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    if deck is None:
+        deck = rng.permutation(52).tolist()
+    return new_game(config, deck, int(rng.integers(2**63)))
 
 
 def say(s: State, seat: int, message: int) -> None:

@@ -49,6 +49,8 @@ from pathlib import Path
 
 import numpy as np
 
+from cardzoo.envs.registry import GAMES
+
 SIZES = (1, 16, 256, 4096, 65536)  # issue 12's scaling points
 LEVEL = "normal"
 TARGETS = {"rope_team_v0": 1_000_000, "summit_rush_v0": 500_000}  # issue 12's, per CPU-second
@@ -280,11 +282,11 @@ def sb3_rate(steps: int, threads: int) -> dict:
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    from cardzoo.training.train import GAMES, TrainConfig
+    from cardzoo.training.train import TrainConfig, _vec_envs
 
     cfg = TrainConfig(game="rope_team", imitate=None, hidden=(128, 128), threads=threads)
     torch.set_num_threads(threads)
-    vec = DummyVecEnv(GAMES["rope_team"]["vec_envs"](cfg))
+    vec = DummyVecEnv(_vec_envs(cfg))
     model = MaskablePPO("MlpPolicy", vec, learning_rate=cfg.learning_rate, n_steps=cfg.n_steps,
                         batch_size=cfg.batch_size, n_epochs=cfg.n_epochs, gamma=cfg.gamma, gae_lambda=cfg.gae_lambda,
                         clip_range=cfg.clip_range, ent_coef=cfg.ent_coef, seed=0, device="cpu",
@@ -396,7 +398,7 @@ def trainer(out: Path, sb3_steps: int, batched_steps: int, threads: int, rounds:
     floor = matmul_floor(threads)
     print(f"matrix products alone: {floor['total']} CPU-us per decision", flush=True)
     pooled = {"sb3": _pooled(sb3), "batched": _pooled(batched), "batched_minibatch_4096": _pooled(batched_4096)}
-    result = {"game": "rope_team_v0", "levels": ["easy", "normal", "hard", "expert"], "network": "128-128 tanh",
+    result = {"game": "rope_team_v0", "levels": list(GAMES["rope_team"].levels), "network": "128-128 tanh",
               "threads": threads, "rounds": rounds, "pooled": pooled,
               "ratio_wall": round(pooled["batched"]["steps_per_second"] / pooled["sb3"]["steps_per_second"], 2),
               "ratio_cpu": round(pooled["batched"]["steps_per_cpu_second"] / pooled["sb3"]["steps_per_cpu_second"],
@@ -444,7 +446,7 @@ def payoff(policy: Path, games: int, out: Path, workers: int, cache: str | None 
 
     result = {"policy": str(policy), "games_per_level": games, "deals": "reset(seed=i), i = 0 .. games - 1",
               "levels": {}}
-    for level in ("easy", "normal", "hard", "expert"):
+    for level in GAMES["rope_team"].levels:
         won = {name: [r["outcome"] == "win" for r in run(Matchup.of("rope_team_v0", [name], level=level), games,
                                                        workers=workers, cache_dir=cache, progress=False)]
                for name in [str(policy), *PAYOFF_AGENTS]}

@@ -22,6 +22,8 @@ from pathlib import Path
 
 import numpy as np
 
+from cardzoo.envs.registry import GAMES
+
 
 def aec_loop(make_env: Callable, seconds: float, seed: int = 0) -> tuple[int, int, float]:
     """Steps, games and CPU seconds of random legal play through an AEC env's ``agent_iter`` loop."""
@@ -72,10 +74,10 @@ class Bench:
     peer: bool = False
 
 
+# every registered game, turn-based ones first (a Parallel game steps every seat at once: its rate reads apart)
 BENCHES = [
-    Bench("rope_team_v0", "cardzoo.envs.rope_team_v0", "env", aec_loop),
-    Bench("rook_v0", "cardzoo.envs.rook_v0", "env", aec_loop),
-    Bench("summit_rush_v0 (parallel)", "cardzoo.envs.summit_rush_v0", "parallel_env", parallel_loop),
+    *(Bench(g.env_id + (" (parallel)" if g.parallel else ""), g.module, "parallel_env" if g.parallel else "env",
+            parallel_loop if g.parallel else aec_loop) for g in sorted(GAMES.values(), key=lambda g: g.parallel)),
     Bench("leduc_holdem_v4 (PettingZoo classic)", "pettingzoo.classic.leduc_holdem_v4", "env", aec_loop, peer=True),
 ]
 

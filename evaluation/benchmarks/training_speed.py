@@ -33,12 +33,13 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from cardzoo.envs.common.argtypes import number
+from cardzoo.envs.registry import GAMES
 
 LEVEL = "normal"  # Rope Team or Summit Rush; Rook trains on single rounds
 
 
 def _level(game: str) -> str | None:
-    return None if game == "rook" else LEVEL
+    return LEVEL if GAMES[game].levels else None
 
 
 def sb3(game: str, steps: int, seed: int) -> dict:
@@ -151,7 +152,7 @@ def write(results: dict, out: Path) -> list[Path]:
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(prog="python -m cardzoo.evaluation.benchmarks.training_speed",
                                      description=__doc__.splitlines()[0])
-    parser.add_argument("--game", default="rope_team", choices=["rope_team", "summit_rush", "rook"],
+    parser.add_argument("--game", default="rope_team", choices=list(GAMES),
                         help="the game every trainer trains on (default: rope_team)")
     parser.add_argument("--steps", type=number(int, 1), default=24_576,
                         help="environment steps each trainer runs at least (default: 24,576)")

@@ -16,29 +16,24 @@ from typing import Any
 
 import numpy as np
 
+from cardzoo.agents.seeding import agent_seed
 from cardzoo.envs.common.errors import IllegalActionError
+from cardzoo.envs.registry import GAMES
 from cardzoo.envs.rope_team import rules
 from cardzoo.envs.rope_team.env import make_config
 from cardzoo.envs.rope_team.observer import LAYOUT, observe_bits
 
 
-def agent_seed(game_seed: int, seat: int) -> int:
-    """The seed of the agent in ``seat`` for game ``game_seed``: every matchup's agents meet the same randomness."""
-    return (game_seed * 1_000_003 + seat * 7919) % (2**63)
-
-
 def deal(seed: int, level: str) -> rules.State:
     """Game ``seed`` of ``level``, dealt as the env's ``reset(seed=seed)`` deals it."""
-    rng = np.random.default_rng(seed)
-    return rules.new_game(rules.LEVELS[level], rules.shuffled_deck(rng), rng, dealer=1)
+    return rules.deal(rules.LEVELS[level], seed)
 
 
-def _rope_team_bits_game(options: dict[str, Any], agents: Sequence, seed: int) -> dict[str, Any]:
+def rope_team_bits_game(options: dict[str, Any], agents: Sequence, seed: int) -> dict[str, Any]:
     """Rope Team without the env wrapper: the same deal as ``env.reset(seed)`` and the same observations (as
     the integer the observation vector is made from), for agents with ``act_bits``. Tested equal to the env loop."""
     game_options = {k: v for k, v in options.items() if k in ("level", "ropes", "trumps", "max_deals", "open_hands")}
-    rng = np.random.default_rng(seed)
-    s = rules.new_game(make_config(**game_options), rules.shuffled_deck(rng), rng, dealer=1)
+    s = rules.deal(make_config(**game_options), seed)
     while s.outcome is None:
         seat = s.to_move
         legal = rules.legal_mask(s)
@@ -50,7 +45,9 @@ def _rope_team_bits_game(options: dict[str, Any], agents: Sequence, seed: int) -
     return {**rules.summary(s), "returns": [r, r]}
 
 
-FAST_LOOPS: dict[str, Callable] = {"rope_team_v0": _rope_team_bits_game}
+_rope_team_bits_game = rope_team_bits_game  # the name before the game registry
+# env id -> the loop for agents that all have act_bits (the registry's fast_loop of each game)
+FAST_LOOPS: dict[str, Callable] = {s.env_id: s.load("fast_loop") for s in GAMES.values() if s.fast_loop}
 
 
 _CARDS = np.arange(52, dtype=np.int64)
@@ -115,7 +112,7 @@ def _play_summit_rush(level: str, seed: int, agents: list) -> bool:
 
 
 _PLAY = {"rope_team": _play_rope_team, "summit_rush": _play_summit_rush}
-ENVS = {"rope_team": "rope_team_v0", "summit_rush": "summit_rush_v0"}
+ENVS = {game: GAMES[game].env_id for game in _PLAY}
 
 
 def make_team(name: str, game: str = "rope_team") -> list:

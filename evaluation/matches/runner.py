@@ -31,9 +31,9 @@ from typing import Any
 
 from cardzoo.agents.registry import make_agent
 from cardzoo.envs.common.record import make_env
+from cardzoo.envs.registry import GAMES
 from cardzoo.evaluation.progress import Progress
 
-from . import ticks
 from .loops import FAST_LOOPS, agent_seed
 
 
@@ -111,8 +111,8 @@ def play_env_game(env, agents: Sequence, seed: int) -> dict[str, Any]:
 
 # Games played tick by tick for records with more than the final info (env, agents, seed) -> record, and the
 # version of those records, part of the cache key.
-GAME_LOOPS: dict[str, Callable] = {"summit_rush_v0": ticks.play_game}
-RECORD_VERSIONS = {"summit_rush_v0": "ticks-1"}
+GAME_LOOPS: dict[str, Callable] = {s.env_id: s.load("tick_loop") for s in GAMES.values() if s.tick_loop}
+RECORD_VERSIONS = {s.env_id: s.record_version for s in GAMES.values() if s.record_version}
 
 # ---------------------------------------------------------------------------- the cache
 class CacheWarning(UserWarning):

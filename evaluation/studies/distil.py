@@ -31,11 +31,14 @@ from pathlib import Path
 
 import numpy as np
 
+from cardzoo.envs.registry import GAMES
+
 from ..matches.loops import ENVS, cached_results
 from ..stats import paired, wilson
 
-LEVELS = ("easy", "normal", "hard", "expert")
-LEVELS_OF = {"rope_team": LEVELS, "summit_rush": ("normal", "hard")}
+LEVELS = GAMES["rope_team"].levels
+# the levels with shipped distilled policies, per game the study plays
+LEVELS_OF = {game: GAMES[game].policy_levels or GAMES[game].levels for game in ENVS}
 
 
 def study(agents: list[str], levels: tuple[str, ...], games: int, workers: int = 1, cache: Path | None = None,
@@ -91,7 +94,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--agents", nargs="+", default=["learned", "simple"],
                         help="registry names or policy files; the first two are the baselines")
     parser.add_argument("--game", choices=sorted(ENVS), default="rope_team")
-    parser.add_argument("--levels", nargs="+", choices=sorted({*LEVELS, "normal", "hard"}),
+    parser.add_argument("--levels", nargs="+", choices=sorted({lv for levels in LEVELS_OF.values() for lv in levels}),
                         help="default: the game's levels (Rope Team: all four; Summit Rush: normal and hard)")
     parser.add_argument("--games", type=number(int, 1), default=2000, help="deals per level, from 0")
     parser.add_argument("--workers", type=number(int, 1), default=1, help="processes")

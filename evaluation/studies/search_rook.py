@@ -28,9 +28,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cardzoo.agents.registry import make_agent
+from cardzoo.agents.seeding import agent_seed
 from cardzoo.envs.common.record import make_env
 
-from ..matches.runner import agent_seed, play_env_game
+from ..matches.runner import play_env_game
 from ..report.model import RESULTS
 from ..stats import wilson
 

@@ -50,16 +50,17 @@ import numpy as np
 
 from cardzoo.agents.registry import fingerprint, make_agent
 from cardzoo.agents.rope_team_search import RopeTeamSearch
+from cardzoo.agents.seeding import agent_seed
 from cardzoo.envs.common.cards import mask_to_bits
+from cardzoo.envs.registry import GAMES
 from cardzoo.envs.rope_team import rules
 from cardzoo.envs.rope_team.observer import LAYOUT, observe_bits
 
 from ..matches.loops import deal
-from ..matches.runner import agent_seed
 from ..report.model import load_result
 from ..stats import paired, wilson
 
-LEVELS = ("easy", "normal", "hard", "expert")
+LEVELS = GAMES["rope_team"].levels
 
 
 class _Told(RopeTeamSearch):

@@ -53,11 +53,11 @@ from pathlib import Path
 import numpy as np
 
 from cardzoo.agents.registry import fingerprint, make_agent
+from cardzoo.agents.seeding import agent_seed
 from cardzoo.agents.summit_rush_search import Blueprint, Public, SummitRushSearch, candidates, rollout, value
 from cardzoo.envs import summit_rush_v0
 from cardzoo.seeds import figures
 
-from ..matches.runner import agent_seed
 from ..progress import Progress
 from ..stats import paired, wilson
 

@@ -16,6 +16,8 @@ from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
 from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
 
+from cardzoo.envs.registry import spec
+
 from .env import ENV_IDS, GAMES, env_config, register_envs
 
 SHARED = "shared"
@@ -32,7 +34,7 @@ def module_spec(hidden: Sequence[int] = (128, 128), activation: str = "tanh") ->
 def policy_ids(game: str, seat_policies: bool = False) -> list[str]:
     """The policies of a run: one shared policy, or (Rook with ``seat_policies``) one per seat."""
     if seat_policies:
-        if game != "rook":
+        if spec(game).cooperative:
             from cardzoo.envs.common.errors import OptionError
 
             raise OptionError(f"{game} is cooperative: its seats share one policy (seat_policies is for rook)")

@@ -21,12 +21,25 @@ from ray.rllib.env.multi_agent_env import MultiAgentEnv
 from ray.rllib.env.wrappers.pettingzoo_env import ParallelPettingZooEnv, PettingZooEnv
 from ray.tune.registry import register_env
 
-# game -> (cardzoo env module, AEC or Parallel form, the options it trains on by default)
+from cardzoo.envs.registry import GAMES as REGISTRY
+from cardzoo.envs.registry import GameSpec
+
+
+def _defaults(game: GameSpec) -> dict[str, Any]:
+    """The options a game trains on by default: its default level, silent (as cardzoo's own training), its
+    training options and reward scale (Rook: single rounds, the round's point difference scaled)."""
+    options: dict[str, Any] = {"level": game.default_level} if game.default_level else {}
+    if game.talk:
+        options["talk"] = False
+    options.update(game.train_options)
+    if game.reward_scale != 1.0:
+        options["reward_scale"] = game.reward_scale
+    return options
+
+
+# game -> (cardzoo env module, AEC or Parallel form, the options it trains on by default), from the game registry
 GAMES: dict[str, tuple[str, str, dict[str, Any]]] = {
-    "rope_team": ("rope_team_v0", "aec", {"level": "normal"}),
-    "rook": ("rook_v0", "aec", {"rounds": 1, "reward_scale": 0.01}),  # rewards: the round's point difference
-    "summit_rush": ("summit_rush_v0", "parallel", {"level": "normal", "talk": False}),  # as cardzoo's own training
-}
+    g.name: (g.env_id, "parallel" if g.parallel else "aec", _defaults(g)) for g in REGISTRY.values()}
 ENV_IDS = {game: f"cardzoo_{game}" for game in GAMES}
 
 

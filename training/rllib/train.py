@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
+from cardzoo.envs.registry import GAMES as REGISTRY
 from cardzoo.evaluation.progress import Progress
 
 from .. import common
@@ -113,7 +114,7 @@ def report_rates(policy: Path, cfg: RllibTrainConfig) -> dict[str, float]:
     def play(agents: list[str]) -> list[dict]:
         return run(Matchup.of(env, agents, **options), cfg.report_games, progress=False)
 
-    if cfg.game != "rook":
+    if REGISTRY[cfg.game].cooperative:
         pairs = {"policy+policy": [p], "policy+simple": [p, "simple"], "simple+policy": ["simple", p],
                  "simple+simple": ["simple"], "random+random": ["random"], "random+simple": ["random", "simple"],
                  "simple+random": ["simple", "random"]}

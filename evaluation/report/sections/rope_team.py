@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+from cardzoo.envs.registry import GAMES
 from cardzoo.seeds import figures
 
 from ...stats import difference, paired, wilson
@@ -18,8 +19,8 @@ from .. import search as search_report
 from ..charts import Bar, bar_chart
 from ..model import Row, Section, Settings, load_result, play, section, wins
 
-ENV = "rope_team_v0"
-LEVELS = ("easy", "normal", "hard", "expert")
+ENV = GAMES["rope_team"].env_id
+LEVELS = GAMES["rope_team"].levels
 AGENTS = {"simple": "simple strategy", "random": "random legal"}
 # Learned agents (shipped policies; a missing one is left out of the report with a note).
 LEARNED = {"learned": "learned (batched PPO on the observation + the simple strategy's card values)",
@@ -47,7 +48,7 @@ def _play(settings: Settings, agent: str | tuple[str, ...], **options) -> list[d
 
 def load_ceiling(level: str) -> dict | None:
     """The oracle's share of winnable deals for a level, if its results file exists."""
-    return load_result(f"rope_team_ceiling_{level}")
+    return load_result(GAMES["rope_team"].ceilings.format(variant=level).removesuffix(".json"))
 
 
 def _ceiling_row(level: str) -> Row | None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import statistics
 from collections import Counter
 
+from cardzoo.envs.registry import GAMES
 from cardzoo.seeds import figures
 
 from ...stats import Z95, paired, wilson
@@ -23,7 +24,7 @@ from ..charts import Bar, bar_chart
 from ..model import Row, Section, Settings, load_result, play, section, wins
 from .summit_rush_talk import talk_lines
 
-ENV = "summit_rush_v0"
+ENV = GAMES["summit_rush"].env_id
 GAME = "summit_rush"
 AGENTS = {"simple": "simple strategy", "random": "random legal"}
 LEARNED = {"learned": "learned (batched PPO)", "learned_v1": "learned_v1 (MaskablePPO; the previous `learned`)"}
@@ -57,7 +58,7 @@ def _play(settings: Settings, agent: str, **options) -> list[dict]:
 
 def load_ceiling(variant: str) -> dict | None:
     """The oracle's results for a variant (untimed figure variants, or "normal"/"hard" timed), if computed."""
-    return load_result(f"summit_rush_ceiling_{variant}")
+    return load_result(GAMES["summit_rush"].ceilings.format(variant=variant).removesuffix(".json"))
 
 
 def _ceiling_row(variant: str, data: dict | None) -> Row | None:
