@@ -5,7 +5,8 @@ Options of an env are given as ``-o name=value`` (values are read as JSON where 
 text itself, so it refuses ``-o render_mode=...``.
 
 People play too: ``play GAME --agents human learned`` seats a person in the terminal (``cardzoo.play.terminal``),
-``serve`` starts the browser app (``cardzoo.play.server``; ``--seed`` fixes its sequence of deals). Their games are
+``serve`` starts the browser app (``cardzoo.play.server``; ``--seed`` fixes its sequence of deals; a ``--host``
+other than loopback prints a warning that the server is exposed; ``--api-docs`` serves the API pages). Games are
 appended to ``DATA/games.jsonl``; ``replay FILE --line N`` replays one of them (without ``--line``, all, checking each
 ends as saved) and ``evaluate --records FILE`` gives the people's win rates.
 
@@ -316,6 +317,7 @@ def serve(args: argparse.Namespace) -> None:
         raise CommandError(f"needs the web extra (fastapi, uvicorn; {err.name} is missing): "
                            "pip install -e '.[web]'") from None
     from cardzoo.play import records
+    from cardzoo.play.access import allowed_hosts, is_loopback
     from cardzoo.play.server import create_app
 
     data = Path(args.data) if args.data else records.DEFAULT_DATA
@@ -325,9 +327,15 @@ def serve(args: argparse.Namespace) -> None:
             pass
     except OSError as err:
         raise CommandError(f"cannot listen on {args.host}:{args.port}: {err.strerror or err}") from None
+    if not is_loopback(args.host):
+        names = ", ".join(allowed_hosts(args.host, args.allow_host))
+        print(f"cardzoo serve: WARNING: listening on {args.host}, so other machines can reach this server. Every game "
+              "needs its secret token (only the page that made it holds it); the pages must be opened by one of "
+              f"these names (--allow-host adds one): {names}", file=sys.stderr, flush=True)
     print(f"cardzoo: playing at http://{args.host}:{args.port}/ ; games are saved to {data / records.GAMES_FILE}; "
           "Ctrl-C stops", flush=True)
-    uvicorn.run(create_app(data, seed=args.seed), host=args.host, port=args.port, log_level="warning")
+    app = create_app(data, seed=args.seed, host=args.host, allow_hosts=args.allow_host, api_docs=args.api_docs)
+    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
 
 
 def port(text: str) -> int:
@@ -411,6 +419,9 @@ def build_parser(train_backend: str = "sb3") -> argparse.ArgumentParser:
     s.add_argument("--data", metavar="DIR", help="append the games played to DIR/games.jsonl (default cardzoo-data)")
     s.add_argument("--seed", type=number(int, 0), default=None,
                    help="seed of the deals: the same seed deals the same games in the same order (default: fresh)")
+    s.add_argument("--allow-host", action="append", default=[], metavar="NAME",
+                   help="also answer requests addressed to NAME (a name or address of this machine; repeatable)")
+    s.add_argument("--api-docs", action="store_true", help="serve the API's pages /docs, /redoc and /openapi.json")
     s.set_defaults(func=serve)
 
     r = sub.add_parser("replay", help="replay a saved game and show its final table, or the games of a games file")

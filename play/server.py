@@ -5,16 +5,37 @@ and the agents, then shows the table as that seat sees it. The JSON API behind i
 
     GET  /api/catalog                  the games, their variants, seats, agents and Summit Rush's paces
     POST /api/games                    {game, variant, seat, agents, seconds_per_move?} -> 201 the new game's view
-    GET  /api/games/{id}               the person's view of the table
-    POST /api/games/{id}/move          {seat, action, message?, step?} -> the view after the move
+                                       and its ``token`` (sent this once)
+    GET  /api/games/{id}               the person's view of the table                               (token)
+    POST /api/games/{id}/move          {seat, action, message?, step?} -> the view after the move     (token)
     POST /api/games/{id}/again         {deal: "same" | "new"} -> 201 a new game (same seating; same or new deal)
-    WS   /api/games/{id}/events        the view, pushed after every change (Summit Rush's clock ticks)
+                                       and its token; "same" only once the game is over (409 before)  (token)
+    WS   /api/games/{id}/events?token= the view, pushed after every change (Summit Rush's clock ticks)
+
+Access (``access.py`` has the rules in full): the server is a local service. It listens on 127.0.0.1 unless told
+otherwise, answers only ``Host`` names of the address it serves (400 otherwise: DNS rebinding), and refuses (403)
+a WebSocket handshake or a POST whose ``Origin`` is not its own page (no ``Origin``, as from curl, is let through).
+Each game's person's seat has a secret token, returned once by the request that made the game and needed by every
+request about the game: the ``X-Cardzoo-Token`` header, or on the events socket the ``token`` query parameter (a
+browser cannot set a WebSocket's headers; the parameter is checked before the socket opens). A missing or wrong
+token is a 403 (the socket: closed with 4403 before it opens), so a second tab, another program or another
+machine cannot read or play the seat. ``/docs``, ``/redoc`` and ``/openapi.json`` are off unless ``api_docs``.
 
 A view is built from the person's seat's observations only (``views.py``): never from the game state, and without
-the game's seed (which would give the deal away). Bad requests change nothing and get a 4xx with
-``{"error": message}``: an illegal move 400, another player's seat 403, an unknown (or forgotten) game 404, a move
-out of turn, on a finished game or from a stale view (``step`` is the view's move count) 409, malformed JSON 422.
-One server holds many games; each has its own table.
+the game's seed (which would give the deal away). Deals are seeded from 64 bits of OS randomness (unless the
+server has a ``seed``), and a same-deal game is dealt only once the game it repeats is over: its saved record says
+``replay_of`` (that game's id; every record has its ``game`` id). Bad requests change nothing and get a 4xx with
+``{"error": message}`` (quoting at most 100 characters of any input): an illegal move 400, a missing or wrong token
+or another player's seat 403, an unknown (or forgotten) game or address 404, a wrong method 405, a move out of
+turn, on a finished game or from a stale view (``step`` is the view's move count) 409, a body over the limit 413,
+malformed JSON 422, too many games 429 (per client) or 503 (the server is full). One server holds many games; each
+has its own table.
+
+Limits (``create_app(limits=access.Limits(...))``): request bodies (16 KiB: 413, refused unread), games in progress
+per client (remote address; 20) and in all (200), new games per client per minute (30), messages a page sends on
+its events socket (10 a second beyond a burst of 20: closed with 1008). To make room for a new game the server
+forgets finished games first, then games idle for 30 minutes (no page listening, no request); never a game in
+progress.
 
 Summit Rush runs in real time here: the server keeps the clock, one tick every ``seconds_per_move`` (by default the
 env's ``seconds_per_action``, 3 s; "practice" is twice as slow), starting when the page connects to the events
@@ -23,7 +44,7 @@ with the message chosen beside it. A tick that raises (a bug) stops the clock in
 the error is logged, the view says why (``broken``), moves get a 409 and the game is saved as far as it went.
 
 Every game is appended to ``<data>/games.jsonl`` (``records.py``) when it ends; games left unfinished are saved
-when they are forgotten (the server holds ``MAX_GAMES``) or when the server stops.
+when they are forgotten (to make room) or when the server stops.
 """
 
 from __future__ import annotations
@@ -43,15 +64,18 @@ from fastapi.requests import Request
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.middleware.trustedhost import TrustedHostMiddleware
 
 from cardzoo.agents.registry import agent_names
 from cardzoo.envs.common.errors import CardzooError, GameOverError
 
 from . import records
+from .access import QUOTE, BodyLimit, CreationRate, Limits, OriginGuard, SocketLimit, allowed_hosts, quote
 from .table import HUMAN, Table, TickTable, refusal
 
 STATIC = Path(__file__).resolve().parent / "static"
-MAX_GAMES = 200  # games held at once; the oldest are saved and forgotten beyond this
+TOKEN_HEADER = "X-Cardzoo-Token"
 PRACTICE = 2.0  # the practice pace: this many times slower than real time
 LOG = logging.getLogger(__name__)
 
@@ -111,9 +135,13 @@ class Again(_Body):
 class LiveGame:
     """A game the server holds: its table, the person's seat, the clock (Summit Rush) and the pages listening."""
 
-    def __init__(self, game_id: str, spec: dict[str, Any], table: Table, pace: float | None, data: Path):
+    def __init__(self, game_id: str, spec: dict[str, Any], table: Table, pace: float | None, data: Path,
+                 client: str = "local", replay_of: str | None = None):
         self.id, self.spec, self.table, self.pace, self.data = game_id, spec, table, pace, data
         self.seed = table.seed  # kept on the server: the seed gives the deal away, so no view holds it
+        self.token = secrets.token_urlsafe(32)  # the person's seat's: handed once to the page that made the game
+        self.client, self.replay_of = client, replay_of
+        self.seen = time.monotonic()  # the last request or page for this game (see ``in_progress``)
         self.seat = table.humans[0]
         self.queued: dict[int, int] = {}
         self.listeners: set[WebSocket] = set()
@@ -121,6 +149,21 @@ class LiveGame:
         self.next_tick_at: float | None = None
         self.saved = False
         self.broken: str | None = None  # why the clock stopped before the game's end (a bug, shown to the page)
+
+    def authorise(self, token: str | None) -> None:
+        """``ApiError`` 403 unless ``token`` is this game's (compared in constant time)."""
+        if not token:
+            raise ApiError(403, f"game {self.id} needs its token: send the {TOKEN_HEADER} header (the events socket: "
+                                "?token=) with the token the game was made with")
+        if not secrets.compare_digest(token.encode("utf-8", "surrogateescape"), self.token.encode()):
+            raise ApiError(403, f"wrong token for game {self.id}: only the page that made the game may play it")
+        self.seen = time.monotonic()
+
+    def in_progress(self, idle_seconds: float) -> bool:
+        """Whether the game is being played: not over, and a page listens or the game was used lately."""
+        if self.table.over or self.broken:
+            return False
+        return bool(self.listeners) or time.monotonic() - self.seen < idle_seconds
 
     def view(self) -> dict[str, Any]:
         table, seat = self.table, self.seat
@@ -151,7 +194,7 @@ class LiveGame:
     def move(self, body: MoveIn) -> None:
         table = self.table
         if body.seat not in table.seats:
-            raise ApiError(400, f"no seat {body.seat!r} at this table; seats: {', '.join(table.seats)}")
+            raise ApiError(400, f"no seat {quote(body.seat)} at this table; seats: {', '.join(table.seats)}")
         index = table.seats.index(body.seat)
         if index != self.seat:
             raise ApiError(403, f"{body.seat} is played by the agent {table.players[index]!r}; you sit at "
@@ -161,13 +204,13 @@ class LiveGame:
         if self.broken:
             raise ApiError(409, self.broken)
         if body.step is not None and body.step != table.steps:
-            raise ApiError(409, f"stale view: it shows move {body.step}, the table is at move {table.steps}")
+            raise ApiError(409, f"stale view: it shows move {quote(body.step)}, the table is at move {table.steps}")
         if isinstance(table, TickTable):
             if not 0 <= body.message < table.env.config.n_messages:
-                raise ApiError(400, f"message {body.message} is not one of 0..{table.env.config.n_messages - 1}"
+                raise ApiError(400, f"message {quote(body.message)} is not one of 0..{table.env.config.n_messages - 1}"
                                     + ("" if table.env.config.talk else " (this game is silent)"))
             if not 0 <= body.action < table.env.n_moves:
-                raise ApiError(400, f"move {body.action} is out of range 0..{table.env.n_moves - 1}")
+                raise ApiError(400, f"move {quote(body.action)} is out of range 0..{table.env.n_moves - 1}")
             action = body.message * table.env.n_moves + body.action
             table.check(self.seat, action)
             self.queued[self.seat] = action  # the table does not change until the tick: still legal then
@@ -224,7 +267,9 @@ class LiveGame:
         """Append the game to the data file once (finished or, when forgotten, as far as it went)."""
         if self.saved or not self.table.over and not self.table.steps:
             return
-        extra = {"variant": self.spec["variant"]}
+        extra: dict[str, Any] = {"game": self.id, "variant": self.spec["variant"]}
+        if self.replay_of is not None:
+            extra["replay_of"] = self.replay_of  # the same deal again: its results are not a fresh game's
         if self.pace is not None:
             extra["seconds_per_move"] = self.pace
         records.append(self.data, self.table.entry("browser", **extra))
@@ -232,35 +277,67 @@ class LiveGame:
 
 
 class Games:
-    """The games a server holds, by id."""
+    """The games a server holds, by id, within its ``Limits``."""
 
-    def __init__(self, data: Path, seed: int | None = None):
+    def __init__(self, data: Path, seed: int | None = None, limits: Limits | None = None):
         self.data = data
         self.games: dict[str, LiveGame] = {}
-        self.rng = random.Random(seed)
+        self.limits = limits or Limits()
+        # Deals from 64 bits of OS randomness: a seat's own cards must not narrow the deal down to a search. A server
+        # seed (tests, --seed) makes the sequence repeatable instead.
+        self.rng = random.Random(seed) if seed is not None else random.SystemRandom()
+        self.creations = CreationRate(self.limits.creations_per_minute)
 
     def get(self, game_id: str) -> LiveGame:
         live = self.games.get(game_id)
         if live is None:
-            raise ApiError(404, f"no game {game_id!r} here (finished long ago, or the server restarted): start a new "
-                                "one")
+            raise ApiError(404, f"no game {quote(game_id)} here (finished long ago, or the server restarted): start "
+                                "a new one")
         return live
 
-    def create(self, spec: dict[str, Any], seed: int | None = None, reset_options: dict | None = None) -> LiveGame:
+    def authorised(self, game_id: str, token: str | None) -> LiveGame:
+        """The game ``game_id`` (``ApiError`` 404) if ``token`` is its token (else 403)."""
+        live = self.get(game_id)
+        live.authorise(token)
+        return live
+
+    def admit(self, client: str) -> None:
+        """``ApiError`` 429 if ``client`` may not make another game now (too many in progress, or made lately)."""
+        mine = sum(g.client == client and g.in_progress(self.limits.idle_seconds) for g in self.games.values())
+        if mine >= self.limits.games_per_client:
+            raise ApiError(429, f"you have {mine} games in progress, the most this server takes from one client: "
+                                "finish one first")
+        wait = self.creations.wait(client)
+        if wait:
+            raise ApiError(429, f"more than {self.limits.creations_per_minute} new games a minute from you: try again "
+                                f"in {wait:.0f} s")
+
+    def make_room(self) -> None:
+        """Forget games until one more fits: finished ones first, then idle ones, oldest first; never a game in
+        progress (``ApiError`` 503 when every game held is)."""
+        while len(self.games) >= self.limits.games:
+            idle = self.limits.idle_seconds
+            done = [g for g in self.games.values() if g.table.over or g.broken] or [
+                g for g in self.games.values() if not g.in_progress(idle)]
+            if not done:
+                raise ApiError(503, f"the server is full: {len(self.games)} games in progress; try again later")
+            self.forget(done[0].id)
+
+    def create(self, spec: dict[str, Any], seed: int | None = None, reset_options: dict | None = None,
+               client: str = "local", replay_of: str | None = None) -> LiveGame:
         """A new game from a checked ``spec`` (``check``); ``seed`` None deals a new deal."""
+        self.make_room()
         catalog = CATALOG[spec["game"]]
-        seed = self.rng.randrange(2**31) if seed is None else seed
+        seed = self.rng.getrandbits(64) if seed is None else seed
         table = Table.open(catalog["env"], catalog["variants"][spec["variant"]], spec["players"], seed,
                            reset_options=reset_options)
         pace = None
         if isinstance(table, TickTable):
             real = table.env.config.seconds_per_action
             pace = spec["seconds_per_move"] or (real * PRACTICE if spec["pace"] == "practice" else real)
-        live = LiveGame(secrets.token_urlsafe(9), spec, table, pace, self.data)
+        live = LiveGame(secrets.token_urlsafe(9), spec, table, pace, self.data, client, replay_of)
         if not isinstance(table, TickTable):
             table.advance()
-        while len(self.games) >= MAX_GAMES:
-            self.forget(next(iter(self.games)))
         self.games[live.id] = live
         return live
 
@@ -274,19 +351,19 @@ class Games:
     def check(body: NewGame) -> dict[str, Any]:
         """The game a request asks for, with every choice checked (``ApiError`` 400 naming a bad one)."""
         if body.game not in CATALOG:
-            raise ApiError(400, f"unknown game {body.game!r}; games: {', '.join(CATALOG)}")
+            raise ApiError(400, f"unknown game {quote(body.game)}; games: {', '.join(CATALOG)}")
         catalog = CATALOG[body.game]
         variant = catalog["default"] if body.variant is None else body.variant
         if variant not in catalog["variants"]:
-            raise ApiError(400, f"unknown variant {variant!r} of {body.game}; variants: "
+            raise ApiError(400, f"unknown variant {quote(variant)} of {body.game}; variants: "
                                 f"{', '.join(catalog['variants'])}")
         seats = ["player_0", "player_1"]
         if body.seat not in seats:
-            raise ApiError(400, f"no seat {body.seat!r}; seats: {', '.join(seats)}")
+            raise ApiError(400, f"no seat {quote(body.seat)}; seats: {', '.join(seats)}")
         agents = body.agents or [catalog["agents"][0]]
         unknown = [a for a in agents if a not in catalog["agents"]]
         if unknown:
-            raise ApiError(400, f"no agent {unknown[0]!r} for {body.game}; agents: {', '.join(catalog['agents'])}")
+            raise ApiError(400, f"no agent {quote(unknown[0])} for {body.game}; agents: {', '.join(catalog['agents'])}")
         others = iter(agents * len(seats))
         players = [HUMAN if s == body.seat else next(others) for s in seats]
         if (body.seconds_per_move is not None or body.pace != "real") and body.game != "summit_rush":
@@ -297,9 +374,15 @@ class Games:
                 "seconds_per_move": body.seconds_per_move}
 
 
-def create_app(data: str | Path = records.DEFAULT_DATA, seed: int | None = None) -> FastAPI:
-    """The web app; played games go to ``data/games.jsonl``; ``seed`` seeds the deals (None: fresh entropy)."""
-    games = Games(Path(data), seed)
+def create_app(data: str | Path = records.DEFAULT_DATA, seed: int | None = None, *, host: str = "127.0.0.1",
+               allow_hosts: list[str] | tuple[str, ...] = (), api_docs: bool = False,
+               limits: Limits | None = None) -> FastAPI:
+    """The web app; played games go to ``data/games.jsonl``; ``seed`` seeds the deals (None: fresh entropy).
+
+    ``host`` is the address served: the ``Host`` names taken (``access.allowed_hosts``, plus ``allow_hosts``).
+    ``api_docs`` turns on ``/docs``, ``/redoc`` and ``/openapi.json``; ``limits`` are the ``access.Limits``."""
+    limits = limits or Limits()
+    games = Games(Path(data), seed, limits)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI):
@@ -307,8 +390,14 @@ def create_app(data: str | Path = records.DEFAULT_DATA, seed: int | None = None)
         for game_id in list(games.games):  # the server stops: save what was being played
             games.forget(game_id)
 
-    app = FastAPI(title="cardzoo", lifespan=lifespan)
+    docs = {} if api_docs else {"docs_url": None, "redoc_url": None, "openapi_url": None}
+    app = FastAPI(title="cardzoo", lifespan=lifespan, **docs)
     app.state.games = games
+    # The last added runs first: the Host, then the Origin, then the sizes, before any route reads a thing.
+    app.add_middleware(SocketLimit, rate=limits.ws_messages_per_second, burst=limits.ws_burst, size=limits.body_bytes)
+    app.add_middleware(BodyLimit, limit=limits.body_bytes)
+    app.add_middleware(OriginGuard)
+    app.add_middleware(TrustedHostMiddleware, allowed_hosts=allowed_hosts(host, list(allow_hosts)))
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
 
     @app.exception_handler(ApiError)
@@ -322,8 +411,15 @@ def create_app(data: str | Path = records.DEFAULT_DATA, seed: int | None = None)
 
     @app.exception_handler(RequestValidationError)
     async def bad_request(request: Request, err: RequestValidationError):
-        problems = [f"{'.'.join(str(p) for p in e['loc'][1:]) or 'body'}: {e['msg']}" for e in err.errors()]
+        problems = [f"{'.'.join(str(p) for p in e['loc'][1:])[:QUOTE] or 'body'}: {e['msg'][:QUOTE]}"
+                    for e in err.errors()[:5]]
         return JSONResponse({"error": "malformed request: " + "; ".join(problems)}, status_code=422)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, err: StarletteHTTPException):  # an unknown route or method, and the like
+        what = {404: "no such address", 405: "method not allowed"}.get(err.status_code, err.detail)
+        return JSONResponse({"error": f"{what}: {request.method} {quote(request.url.path)}"},
+                            status_code=err.status_code, headers=err.headers)
 
     @app.get("/", include_in_schema=False)
     async def index():
@@ -337,17 +433,26 @@ def create_app(data: str | Path = records.DEFAULT_DATA, seed: int | None = None)
                        if name == "summit_rush" else None}
                 for name, c in CATALOG.items()}
 
+    def client_of(request: Request) -> str:
+        return request.client.host if request.client else "unknown"
+
+    def token_of(request: Request) -> str | None:
+        return request.headers.get(TOKEN_HEADER)
+
     @app.post("/api/games", status_code=201)
-    async def new_game(body: NewGame):
-        return games.create(games.check(body)).view()
+    async def new_game(body: NewGame, request: Request):
+        spec = games.check(body)
+        games.admit(client_of(request))
+        live = games.create(spec, client=client_of(request))
+        return {**live.view(), "token": live.token}  # the only time the token is sent
 
     @app.get("/api/games/{game_id}")
-    async def get_game(game_id: str):
-        return games.get(game_id).view()
+    async def get_game(game_id: str, request: Request):
+        return games.authorised(game_id, token_of(request)).view()
 
     @app.post("/api/games/{game_id}/move")
-    async def move(game_id: str, body: MoveIn):
-        live = games.get(game_id)
+    async def move(game_id: str, body: MoveIn, request: Request):
+        live = games.authorised(game_id, token_of(request))
         live.move(body)
         if live.table.over:
             live.save()
@@ -356,15 +461,26 @@ def create_app(data: str | Path = records.DEFAULT_DATA, seed: int | None = None)
         return view
 
     @app.post("/api/games/{game_id}/again", status_code=201)
-    async def again(game_id: str, body: Again):
-        live = games.get(game_id)
-        return games.create(live.spec, seed=live.seed if body.deal == "same" else None).view()
+    async def again(game_id: str, body: Again, request: Request):
+        live = games.authorised(game_id, token_of(request))
+        if body.deal == "same" and not live.table.over:  # a twin of a game still on would show its hidden cards
+            raise ApiError(409, "the same deal again only once this game is over: finish it, or ask for a new deal")
+        games.admit(client_of(request))
+        same = body.deal == "same"
+        twin = games.create(live.spec, seed=live.seed if same else None, client=client_of(request),
+                            replay_of=live.id if same else None)
+        return {**twin.view(), "token": twin.token}
 
     @app.websocket("/api/games/{game_id}/events")
     async def events(ws: WebSocket, game_id: str):
         live = games.games.get(game_id)
         if live is None:
             await ws.close(code=4404, reason="no such game")
+            return
+        try:  # the token as a query parameter: checked before the socket opens, so no stranger is ever sent a view
+            live.authorise(ws.query_params.get("token") or ws.headers.get(TOKEN_HEADER))
+        except ApiError as err:
+            await ws.close(code=4403, reason=str(err)[:120])
             return
         await ws.accept()
         live.listeners.add(ws)

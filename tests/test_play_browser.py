@@ -31,7 +31,7 @@ FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "-
          "--disable-component-update", "--disable-sync"]  # headless, with a fresh profile: Playwright's own
 SEED = 0  # cardzoo serve --seed: the same deals, so the same games' lengths, on every run
 _DRAWS = random.Random(SEED)
-DEALS = [_DRAWS.randrange(2**31) for _ in range(3)]  # the seeds of that server's first three new deals
+DEALS = [_DRAWS.getrandbits(64) for _ in range(3)]  # the seeds of that server's first three new deals
 
 
 @pytest.fixture(scope="module")
@@ -198,12 +198,13 @@ def test_a_moves_reply_that_arrives_after_the_last_tick_does_not_take_the_end_aw
     try:
         deal(page, url, "summit_rush", "normal, silent", "player_0", "simple", seconds="0.1")
         game = page.evaluate("view.id")
+        asked = urllib.request.Request(f"{url}api/games/{game}", headers={"X-Cardzoo-Token": page.evaluate("token")})
         deadline = time.monotonic() + 120
         while not held:
             assert time.monotonic() < deadline, "no click was taken"
             with contextlib.suppress(Exception):  # the card moved away before the click
                 page.locator("#peaks .card.legal").first.click(timeout=1000)
-        while not json.loads(urllib.request.urlopen(f"{url}api/games/{game}", timeout=5).read())["over"]:
+        while not json.loads(urllib.request.urlopen(asked, timeout=5).read())["over"]:
             assert time.monotonic() < deadline, "the game did not end"
             time.sleep(0.2)
         page.wait_for_selector("#summary:not([hidden])", timeout=10_000)  # the last push has reached the page

@@ -7,6 +7,9 @@ const $ = (id) => document.getElementById(id);
 let catalog = {};
 let view = null;
 let socket = null;
+// The game's secret token, from the reply that made the game: only in this page's memory (not in storage, where
+// another tab or a later visitor could read it), sent with every request about the game.
+let token = null;
 let deadline = null;
 
 // ---------------------------------------------------------------- cards
@@ -224,8 +227,9 @@ function tickTimer() {
 
 // ---------------------------------------------------------------- talking to the server
 async function api(path, body) {
-  const response = await fetch(path, body === undefined ? {} : {
-    method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
+  const headers = token && path.startsWith("/api/games/") ? { "X-Cardzoo-Token": token } : {};
+  const response = await fetch(path, body === undefined ? { headers } : {
+    method: "POST", headers: { ...headers, "Content-Type": "application/json" }, body: JSON.stringify(body),
   });
   const data = await response.json();
   if (!response.ok) throw new Error(data.error || response.statusText);
@@ -247,7 +251,7 @@ async function send(action) {
 function listen(id) {
   if (socket) socket.close();
   const scheme = location.protocol === "https:" ? "wss" : "ws";
-  socket = new WebSocket(`${scheme}://${location.host}/api/games/${id}/events`);
+  socket = new WebSocket(`${scheme}://${location.host}/api/games/${id}/events?token=${encodeURIComponent(token)}`);
   socket.onmessage = (event) => {
     const v = JSON.parse(event.data);
     if (v.id === (view && view.id)) render(v);
@@ -256,7 +260,8 @@ function listen(id) {
 
 async function start(promise) {
   try {
-    const v = await promise;
+    const { token: given, ...v } = await promise;
+    token = given;
     $("error").textContent = "";
     render(v);
     listen(v.id);
@@ -295,6 +300,7 @@ $("again-new").addEventListener("click", () => start(api(`/api/games/${view.id}/
 $("change").addEventListener("click", () => {
   if (socket) socket.close();
   view = null;
+  token = null;
   $("play").hidden = true;
   $("setup").hidden = false;
 });
