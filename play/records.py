@@ -10,11 +10,12 @@ people's win rates per game, setting and partner with the report's Wilson interv
 from __future__ import annotations
 
 import json
+import tempfile
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from cardzoo.envs.common.errors import RecordError
+from cardzoo.envs.common.errors import CardzooError, RecordError
 from cardzoo.envs.common.record import replay
 from cardzoo.evaluation.stats import Rate, wilson
 
@@ -22,12 +23,33 @@ GAMES_FILE = "games.jsonl"
 DEFAULT_DATA = Path("cardzoo-data")
 
 
+FALLBACK_FILE = "cardzoo-unsaved-games.jsonl"  # in the temp folder: where games go when the data file cannot be written
+
+
+class SaveError(CardzooError, OSError):
+    """A game that could not be written; the message names the file and the cause."""
+
+
 def append(folder: str | Path, entry: dict[str, Any]) -> Path:
-    """Add one played game to ``folder/games.jsonl`` (created if needed) and return the file's path."""
+    """Add one played game to ``folder/games.jsonl`` (created if needed) and return the file's path; ``SaveError``
+    naming the file and the cause if it cannot be written."""
     path = Path(folder) / GAMES_FILE
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "a") as f:
-        f.write(json.dumps(entry) + "\n")
+    return _append(path, entry, lambda: path.parent.mkdir(parents=True, exist_ok=True))
+
+
+def append_fallback(entry: dict[str, Any]) -> Path:
+    """Add one played game to the fallback file in the temp folder (for a data file that cannot be written)."""
+    return _append(Path(tempfile.gettempdir()) / FALLBACK_FILE, entry, lambda: None)
+
+
+def _append(path: Path, entry: dict[str, Any], prepare) -> Path:
+    line = json.dumps(entry) + "\n"
+    try:
+        prepare()
+        with open(path, "a") as f:
+            f.write(line)
+    except OSError as err:
+        raise SaveError(f"cannot write {str(path)!r}: {err.strerror or err}") from err
     return path
 
 
