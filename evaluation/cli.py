@@ -312,12 +312,13 @@ def serve(args: argparse.Namespace) -> None:
 
     try:
         import fastapi  # noqa: F401
-        import uvicorn
+        import uvicorn  # noqa: F401
     except ImportError as err:
         raise CommandError(f"needs the web extra (fastapi, uvicorn; {err.name} is missing): "
                            "pip install -e '.[web]'") from None
     from cardzoo.play import records
     from cardzoo.play.access import allowed_hosts, is_loopback
+    from cardzoo.play.liveness import serve as run_server
     from cardzoo.play.server import create_app
 
     data = Path(args.data) if args.data else records.DEFAULT_DATA
@@ -335,7 +336,7 @@ def serve(args: argparse.Namespace) -> None:
     print(f"cardzoo: playing at http://{args.host}:{args.port}/ ; games are saved to {data / records.GAMES_FILE}; "
           "Ctrl-C stops", flush=True)
     app = create_app(data, seed=args.seed, host=args.host, allow_hosts=args.allow_host, api_docs=args.api_docs)
-    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+    run_server(app, args.host, args.port)  # uvicorn with header, idle and connection limits
 
 
 def port(text: str) -> int:

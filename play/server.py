@@ -51,14 +51,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import random
 import secrets
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Literal
 
-from fastapi import FastAPI, WebSocket, WebSocketDisconnect
+from fastapi import FastAPI, WebSocket
 from fastapi.exceptions import RequestValidationError
 from fastapi.requests import Request
 from fastapi.responses import FileResponse, JSONResponse
@@ -72,12 +74,15 @@ from cardzoo.envs.common.errors import CardzooError, GameOverError
 
 from . import records
 from .access import QUOTE, BodyLimit, CreationRate, Limits, OriginGuard, SocketLimit, allowed_hosts, quote
+from .liveness import AgentTimeout, Listener, Liveness, Saver, run_off_loop, submit, wait_for_job
 from .table import HUMAN, Table, TickTable, refusal
 
 STATIC = Path(__file__).resolve().parent / "static"
 TOKEN_HEADER = "X-Cardzoo-Token"
 PRACTICE = 2.0  # the practice pace: this many times slower than real time
 LOG = logging.getLogger(__name__)
+# What the page is told when a game stops on a bug: the log has the traceback, the page no paths or exception text.
+SERVER_ERROR = "the game stopped on a server error; it was saved as far as it went"
 
 # What the page offers: per game its title, variants (env options) and which agents may sit at it.
 CATALOG: dict[str, dict[str, Any]] = {
@@ -100,6 +105,24 @@ CATALOG: dict[str, dict[str, Any]] = {
 }
 for _spec in CATALOG.values():
     _spec["agents"] = sorted(agent_names(_spec["env"]), key=lambda n: (n != "learned", n))
+
+
+@functools.cache
+def offered(game: str) -> dict[str, list[str]]:
+    """Per variant of ``game``, the agents the page offers: those a table opens with, in either seat (the very
+    check a new game makes; a learned policy trained on other levels is refused), in the catalog's order."""
+    spec = CATALOG[game]
+    return {variant: [name for name in spec["agents"] if _opens(spec["env"], options, name)]
+            for variant, options in spec["variants"].items()}
+
+
+def _opens(env: str, options: dict[str, Any], agent: str) -> bool:
+    try:
+        for players in ([HUMAN, agent], [agent, HUMAN]):
+            Table.open(env, options, players, 0)
+    except CardzooError:
+        return False
+    return True
 
 
 class ApiError(Exception):
@@ -149,6 +172,14 @@ class LiveGame:
         self.next_tick_at: float | None = None
         self.saved = False
         self.broken: str | None = None  # why the clock stopped before the game's end (a bug, shown to the page)
+        self.games: Games | None = None  # the server's (its threads, settings and saver): set by ``Games.create``
+        # One game, one lock: held while the game's state is read or changed, across the agents' threads.
+        self.lock = asyncio.Lock()
+        self.stuck = False  # an agent's turn ran past the move timeout and its thread still holds the game
+        self.shown: dict[str, Any] | None = None  # the last view built (what a stuck game shows)
+        self.abandoned = False  # every page left and did not come back within the grace period
+        self.abandon_timer: asyncio.Task | None = None
+        self.save_error: str | None = None  # why the record could not be written (shown to the page)
 
     def authorise(self, token: str | None) -> None:
         """``ApiError`` 403 unless ``token`` is this game's (compared in constant time)."""
@@ -161,7 +192,7 @@ class LiveGame:
 
     def in_progress(self, idle_seconds: float) -> bool:
         """Whether the game is being played: not over, and a page listens or the game was used lately."""
-        if self.table.over or self.broken:
+        if self.table.over or self.broken or self.abandoned:
             return False
         return bool(self.listeners) or time.monotonic() - self.seen < idle_seconds
 
@@ -177,6 +208,11 @@ class LiveGame:
         })
         if self.broken:
             view["broken"] = self.broken
+        if self.abandoned:
+            view["abandoned"] = True
+            view["broken"] = "the game was abandoned: no page was open on it; it was saved as far as it went"
+        if self.save_error:
+            view["save_error"] = self.save_error
         if isinstance(table, TickTable):
             queued = self.queued.get(seat)
             n_moves = table.env.n_moves
@@ -189,6 +225,7 @@ class LiveGame:
                              "next_tick_in": left}
         else:
             view["your_turn"] = table.to_move == seat
+        self.shown = view
         return view
 
     def move(self, body: MoveIn) -> None:
@@ -201,8 +238,8 @@ class LiveGame:
                                 f"{table.seats[self.seat]}")
         if table.over:
             raise ApiError(409, f"the game is over: {table.outcome(self.seat)}")
-        if self.broken:
-            raise ApiError(409, self.broken)
+        if self.broken or self.abandoned:
+            raise ApiError(409, self.broken or "the game was abandoned: every page on it left")
         if body.step is not None and body.step != table.steps:
             raise ApiError(409, f"stale view: it shows move {quote(body.step)}, the table is at move {table.steps}")
         if isinstance(table, TickTable):
@@ -222,19 +259,105 @@ class LiveGame:
         table.play(self.seat, body.action)
         table.advance()
 
-    # ------------------------------------------------------------------------ pushing, the clock, saving
-    async def push(self) -> None:
-        if not self.listeners:
+    def settle(self) -> dict[str, Any]:
+        """A turn-based move's aftermath, in the agents' thread: save a game that ended, and the view to answer."""
+        if self.table.over:
+            self.save()
+        return self.view()
+
+    # ------------------------------------------------------------------------ the agents' threads
+    @property
+    def settings(self) -> Liveness:
+        return self.games.liveness if self.games else Liveness()
+
+    async def run(self, fn, *args) -> Any:
+        """``fn(*args)`` in the agents' threads, holding this game's lock until the thread is done with it (even
+        if this coroutine is cancelled or times out). An agent's turn past the move timeout marks the game broken
+        and raises ``AgentTimeout``."""
+        if self.stuck:
+            raise ApiError(409, self.broken)
+        await self.lock.acquire()
+        try:
+            future, started = submit(self.games.pool, fn, *args)
+        except BaseException:
+            self.lock.release()
+            raise
+        future.add_done_callback(self._job_done)
+        try:
+            return await wait_for_job(future, started, self.settings.move_timeout)
+        except AgentTimeout as err:
+            self.stuck = True
+            self.broken = f"the game stopped: {err}; it is saved as far as it went when that agent is done"
+            LOG.error("game %s: %s at move %d; the game is stopped", self.id, err, self.table.steps)
+            self.push(await self.current_view())
+            raise
+
+    def _job_done(self, future: asyncio.Future) -> None:
+        self.lock.release()
+        if self.stuck:  # the slow agent came back at last: save the game as far as it went
+            self.stuck = False
+            if not future.cancelled() and future.exception() is not None:
+                LOG.error("game %s: the late move failed too", self.id, exc_info=future.exception())
+            self.save()
+            self.push(self.view())
+
+    async def current_view(self) -> dict[str, Any]:
+        """The view now (waiting for a tick or an agent's move of this game in progress)."""
+        if self.stuck:  # the game's state is in an agent's thread: what was last shown, stopped
+            view = dict(self.shown or {})
+            view["broken"] = self.broken
+            if "clock" in view:
+                view["clock"] = {**view["clock"], "running": False, "next_tick_in": None}
+            return view
+        async with self.lock:
+            return self.view()
+
+    # ------------------------------------------------------------------------ the pages, the clock, saving
+    def listen(self, ws: WebSocket) -> Listener:
+        """A page connected: its queue of views (and it is not abandoning the game any more)."""
+        if self.abandon_timer is not None:
+            self.abandon_timer.cancel()
+            self.abandon_timer = None
+        listener = Listener(ws, self.settings.queue, self.settings.close_timeout)
+        self.listeners.add(listener)
+        return listener
+
+    def unlisten(self, listener: Listener) -> None:
+        listener.stop()
+        self.listeners.discard(listener)
+        if not self.listeners and self.abandon_timer is None and not self.done:
+            self.abandon_timer = asyncio.get_running_loop().create_task(self._abandon_later())
+
+    @property
+    def done(self) -> bool:
+        return self.table.over or bool(self.broken) or self.abandoned
+
+    async def _abandon_later(self) -> None:
+        await asyncio.sleep(self.settings.grace_seconds)
+        self.abandon_timer = None
+        if self.listeners or self.done or self.stuck:
             return
-        view = self.view()
-        for ws in list(self.listeners):
-            try:
-                await ws.send_json(view)
-            except Exception:  # a page that went away
-                self.listeners.discard(ws)
+        if self.clock is not None:
+            self.clock.cancel()
+        async with self.lock:  # a tick under way ends first
+            if self.done:
+                return
+            self.abandoned = True
+            self.save()
+        LOG.info("game %s: abandoned at move %d (no page came back within %g s)", self.id, self.table.steps,
+                 self.settings.grace_seconds)
+
+    def push(self, view: dict[str, Any]) -> None:
+        """Queue ``view`` for every page listening; a page too far behind (it stopped reading) is dropped."""
+        for listener in list(self.listeners):
+            if not listener.offer(view):
+                LOG.warning("game %s: dropped a page that stopped reading its events (%d views behind)", self.id,
+                            listener.queue.qsize())
+                listener.drop("this page stopped reading the game's events")
+                self.unlisten(listener)
 
     def start_clock(self) -> None:
-        if isinstance(self.table, TickTable) and self.clock is None and not self.table.over and not self.broken:
+        if isinstance(self.table, TickTable) and self.clock is None and not self.done and not self.stuck:
             self.clock = asyncio.get_running_loop().create_task(self._run_clock())
 
     async def _run_clock(self) -> None:
@@ -244,17 +367,20 @@ class LiveGame:
             while not self.table.over:
                 next_at += self.pace
                 self.next_tick_at = time.monotonic() + (next_at - loop.time())
-                await self.push()
+                self.push(await self.current_view())
                 await asyncio.sleep(max(0.0, next_at - loop.time()))
-                self.tick()
-        except Exception as err:  # a task's exception is otherwise silent: the page would wait for a tick forever
+                await self.run(self.tick)
+        except AgentTimeout:
+            pass  # ``run`` stopped the game
+        except Exception:  # a task's exception is otherwise silent: the page would wait for a tick forever
             LOG.exception("game %s: the clock stopped at tick %d", self.id, self.table.steps)
-            self.broken = f"the game stopped at move {self.table.steps} on a server error: {err!r}"
-            self.save()
+            self.broken = SERVER_ERROR
+            async with self.lock:
+                self.save()
         finally:
             self.next_tick_at = None
             self.clock = None
-        await self.push()
+        self.push(await self.current_view())
 
     def tick(self) -> None:
         """One tick of Summit Rush with the moves queued since the last (a person without one waits)."""
@@ -264,7 +390,9 @@ class LiveGame:
             self.save()
 
     def save(self) -> None:
-        """Append the game to the data file once (finished or, when forgotten, as far as it went)."""
+        """Append the game to the data file once (finished or, when forgotten, as far as it went). A record that
+        cannot be written is kept by the server's ``Saver`` (tried again, then the fallback file) and the view
+        says so (``save_error``)."""
         if self.saved or not self.table.over and not self.table.steps:
             return
         extra: dict[str, Any] = {"game": self.id, "variant": self.spec["variant"]}
@@ -272,15 +400,43 @@ class LiveGame:
             extra["replay_of"] = self.replay_of  # the same deal again: its results are not a fresh game's
         if self.pace is not None:
             extra["seconds_per_move"] = self.pace
-        records.append(self.data, self.table.entry("browser", **extra))
+        if self.abandoned:
+            extra["abandoned"] = True  # unfinished, and not the person's loss
+        saver = self.games.saver if self.games else Saver(self.data)
+        saver.save(self.table.entry("browser", **extra), self)
         self.saved = True
+
+    async def retire(self) -> None:
+        """The game is forgotten or the server stops: stop its clock and pages, and save it as far as it went."""
+        for task in (self.clock, self.abandon_timer):
+            if task is not None:
+                task.cancel()
+        for listener in list(self.listeners):
+            listener.stop()
+        if self.stuck:
+            LOG.error("game %s was not saved: an agent is still on its move %d", self.id, self.table.steps)
+            return
+        try:
+            await asyncio.wait_for(self.lock.acquire(), self.settings.move_timeout)
+        except TimeoutError:
+            LOG.error("game %s was not saved: its tick did not end", self.id)
+            return
+        try:
+            self.save()
+        finally:
+            self.lock.release()
 
 
 class Games:
     """The games a server holds, by id, within its ``Limits``."""
 
-    def __init__(self, data: Path, seed: int | None = None, limits: Limits | None = None):
+    def __init__(self, data: Path, seed: int | None = None, limits: Limits | None = None,
+                 liveness: Liveness | None = None):
         self.data = data
+        self.liveness = liveness or Liveness()
+        self.saver = Saver(data)
+        self.pool = ThreadPoolExecutor(self.liveness.agent_threads, thread_name_prefix="cardzoo-agents")
+        self.retiring: set[asyncio.Task] = set()
         self.games: dict[str, LiveGame] = {}
         self.limits = limits or Limits()
         # Deals from 64 bits of OS randomness: a seat's own cards must not narrow the deal down to a search. A server
@@ -323,10 +479,32 @@ class Games:
                 raise ApiError(503, f"the server is full: {len(self.games)} games in progress; try again later")
             self.forget(done[0].id)
 
+    def __deepcopy__(self, memo):  # one per server: a copy of a game (the leak test's) belongs to the same server
+        return self
+
     def create(self, spec: dict[str, Any], seed: int | None = None, reset_options: dict | None = None,
                client: str = "local", replay_of: str | None = None) -> LiveGame:
         """A new game from a checked ``spec`` (``check``); ``seed`` None deals a new deal."""
         self.make_room()
+        return self.add(self.deal(spec, seed, reset_options, client, replay_of))
+
+    async def open(self, spec: dict[str, Any], seed: int | None = None, client: str = "local",
+                   replay_of: str | None = None) -> LiveGame:
+        """``create`` with the dealing (the agents' first moves) in the agents' threads."""
+        self.make_room()
+        live = await run_off_loop(self.pool, self.liveness.move_timeout, self.deal, spec, seed, None, client,
+                                  replay_of)
+        self.make_room()  # others may have taken the room meanwhile
+        return self.add(live)
+
+    def add(self, live: LiveGame) -> LiveGame:
+        live.games = self
+        self.games[live.id] = live
+        return live
+
+    def deal(self, spec: dict[str, Any], seed: int | None, reset_options: dict | None, client: str,
+             replay_of: str | None) -> LiveGame:
+        """A game dealt, its agents moved up to the person's turn, not yet held (thread-safe)."""
         catalog = CATALOG[spec["game"]]
         seed = self.rng.getrandbits(64) if seed is None else seed
         table = Table.open(catalog["env"], catalog["variants"][spec["variant"]], spec["players"], seed,
@@ -338,14 +516,30 @@ class Games:
         live = LiveGame(secrets.token_urlsafe(9), spec, table, pace, self.data, client, replay_of)
         if not isinstance(table, TickTable):
             table.advance()
-        self.games[live.id] = live
         return live
 
     def forget(self, game_id: str) -> None:
         live = self.games.pop(game_id)
-        if live.clock is not None:
-            live.clock.cancel()
-        live.save()
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # called outside the server's loop (a test): nothing runs for the game there
+            if live.clock is not None:
+                live.clock.cancel()
+            live.save()
+            return
+        task = loop.create_task(live.retire())
+        self.retiring.add(task)
+        task.add_done_callback(self.retiring.discard)
+
+    async def close(self) -> None:
+        """The server stops: every game saved as far as it went, the games kept for want of a writable data file
+        tried once more (then the fallback file), the agents' threads let go."""
+        for game_id in list(self.games):
+            self.forget(game_id)
+        if self.retiring:
+            await asyncio.wait(self.retiring)
+        self.saver.close()
+        self.pool.shutdown(wait=False, cancel_futures=True)
 
     @staticmethod
     def check(body: NewGame) -> dict[str, Any]:
@@ -360,7 +554,7 @@ class Games:
         seats = ["player_0", "player_1"]
         if body.seat not in seats:
             raise ApiError(400, f"no seat {quote(body.seat)}; seats: {', '.join(seats)}")
-        agents = body.agents or [catalog["agents"][0]]
+        agents = body.agents or offered(body.game)[variant][:1] or catalog["agents"][:1]
         unknown = [a for a in agents if a not in catalog["agents"]]
         if unknown:
             raise ApiError(400, f"no agent {quote(unknown[0])} for {body.game}; agents: {', '.join(catalog['agents'])}")
@@ -376,19 +570,19 @@ class Games:
 
 def create_app(data: str | Path = records.DEFAULT_DATA, seed: int | None = None, *, host: str = "127.0.0.1",
                allow_hosts: list[str] | tuple[str, ...] = (), api_docs: bool = False,
-               limits: Limits | None = None) -> FastAPI:
+               limits: Limits | None = None, liveness: Liveness | None = None) -> FastAPI:
     """The web app; played games go to ``data/games.jsonl``; ``seed`` seeds the deals (None: fresh entropy).
 
     ``host`` is the address served: the ``Host`` names taken (``access.allowed_hosts``, plus ``allow_hosts``).
-    ``api_docs`` turns on ``/docs``, ``/redoc`` and ``/openapi.json``; ``limits`` are the ``access.Limits``."""
+    ``api_docs`` turns on ``/docs``, ``/redoc`` and ``/openapi.json``; ``limits`` are the ``access.Limits``,
+    ``liveness`` the ``liveness.Liveness`` settings (queues, grace period, move timeout, threads)."""
     limits = limits or Limits()
-    games = Games(Path(data), seed, limits)
+    games = Games(Path(data), seed, limits, liveness)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI):
         yield
-        for game_id in list(games.games):  # the server stops: save what was being played
-            games.forget(game_id)
+        await games.close()  # the server stops: save what was being played
 
     docs = {} if api_docs else {"docs_url": None, "redoc_url": None, "openapi_url": None}
     app = FastAPI(title="cardzoo", lifespan=lifespan, **docs)
@@ -403,6 +597,10 @@ def create_app(data: str | Path = records.DEFAULT_DATA, seed: int | None = None,
     @app.exception_handler(ApiError)
     async def api_error(request: Request, err: ApiError):
         return JSONResponse({"error": str(err)}, status_code=err.status)
+
+    @app.exception_handler(AgentTimeout)
+    async def agent_timeout(request: Request, err: AgentTimeout):  # the game is stopped (``LiveGame.run``)
+        return JSONResponse({"error": f"the game stopped: {err}"}, status_code=503)
 
     @app.exception_handler(CardzooError)
     async def game_error(request: Request, err: CardzooError):  # an illegal move, refused by the strict env
@@ -428,7 +626,7 @@ def create_app(data: str | Path = records.DEFAULT_DATA, seed: int | None = None,
     @app.get("/api/catalog")
     async def catalog():
         return {name: {"title": c["title"], "default": c["default"], "variants": list(c["variants"]),
-                       "agents": c["agents"], "seats": ["player_0", "player_1"],
+                       "agents": c["agents"], "agents_by_variant": offered(name), "seats": ["player_0", "player_1"],
                        "paces": {"real": "real time", "practice": f"practice ({PRACTICE:g} times slower)"}
                        if name == "summit_rush" else None}
                 for name, c in CATALOG.items()}
@@ -443,21 +641,25 @@ def create_app(data: str | Path = records.DEFAULT_DATA, seed: int | None = None,
     async def new_game(body: NewGame, request: Request):
         spec = games.check(body)
         games.admit(client_of(request))
-        live = games.create(spec, client=client_of(request))
-        return {**live.view(), "token": live.token}  # the only time the token is sent
+        live = await games.open(spec, client=client_of(request))
+        return {**await live.current_view(), "token": live.token}  # the only time the token is sent
 
     @app.get("/api/games/{game_id}")
     async def get_game(game_id: str, request: Request):
-        return games.authorised(game_id, token_of(request)).view()
+        return await games.authorised(game_id, token_of(request)).current_view()
 
     @app.post("/api/games/{game_id}/move")
     async def move(game_id: str, body: MoveIn, request: Request):
         live = games.authorised(game_id, token_of(request))
-        live.move(body)
-        if live.table.over:
-            live.save()
-        view = live.view()  # the table right after the move (a tick may come while the pages are told)
-        await live.push()
+        if live.stuck:
+            raise ApiError(409, live.broken)
+        if isinstance(live.table, TickTable):  # queued for the next tick: no agent moves now
+            async with live.lock:
+                live.move(body)
+                view = live.view()  # the table right after the move (a tick may come while the pages are told)
+        else:  # the agents answer in their threads
+            view = await live.run(lambda: (live.move(body), live.settle())[1])
+        live.push(view)
         return view
 
     @app.post("/api/games/{game_id}/again", status_code=201)
@@ -467,9 +669,9 @@ def create_app(data: str | Path = records.DEFAULT_DATA, seed: int | None = None,
             raise ApiError(409, "the same deal again only once this game is over: finish it, or ask for a new deal")
         games.admit(client_of(request))
         same = body.deal == "same"
-        twin = games.create(live.spec, seed=live.seed if same else None, client=client_of(request),
-                            replay_of=live.id if same else None)
-        return {**twin.view(), "token": twin.token}
+        twin = await games.open(live.spec, seed=live.seed if same else None, client=client_of(request),
+                                replay_of=live.id if same else None)
+        return {**await twin.current_view(), "token": twin.token}
 
     @app.websocket("/api/games/{game_id}/events")
     async def events(ws: WebSocket, game_id: str):
@@ -483,15 +685,13 @@ def create_app(data: str | Path = records.DEFAULT_DATA, seed: int | None = None,
             await ws.close(code=4403, reason=str(err)[:120])
             return
         await ws.accept()
-        live.listeners.add(ws)
-        await ws.send_json(live.view())
-        live.start_clock()
+        listener = live.listen(ws)
         try:
-            while True:
-                await ws.receive_text()  # the page sends nothing; this waits for it to leave
-        except WebSocketDisconnect:
-            pass
+            listener.offer(await live.current_view())
+            live.start_clock()
+            while (await ws.receive())["type"] != "websocket.disconnect":
+                pass  # the page has nothing to say here: whatever it sends (text or binary) is ignored
         finally:
-            live.listeners.discard(ws)
+            live.unlisten(listener)
 
     return app
