@@ -3,7 +3,8 @@
 The page (``static/``: plain HTML, CSS and JavaScript, no build step) asks for a game, a level or variant, a seat
 and the agents, then shows the table as that seat sees it. The JSON API behind it:
 
-    GET  /api/catalog                  the games, their variants, seats, agents and Summit Rush's paces
+    GET  /api/catalog                  the games, their variants, seats, agents (``agents_by_variant``: those
+                                       each variant seats; the page offers only these) and Summit Rush's paces
     POST /api/games                    {game, variant, seat, agents, seconds_per_move?} -> 201 the new game's view
                                        and its ``token`` (sent this once)
     GET  /api/games/{id}               the person's view of the table                               (token)
@@ -41,10 +42,23 @@ Summit Rush runs in real time here: the server keeps the clock, one tick every `
 env's ``seconds_per_action``, 3 s; "practice" is twice as slow), starting when the page connects to the events
 socket. The agents act every tick; the person's last click before a tick is their action in it (no click: wait),
 with the message chosen beside it. A tick that raises (a bug) stops the clock instead of leaving the page waiting:
-the error is logged, the view says why (``broken``), moves get a 409 and the game is saved as far as it went.
+the traceback is logged, the view says only that the game stopped on a server error (``broken``; no exception text
+or paths), moves get a 409 and the game is saved as far as it went.
+
+Liveness (``liveness.py``; ``create_app(liveness=liveness.Liveness(...))``): the agents' work (dealing, their
+moves, ticks) runs in a small thread pool, one lock per game, so a busy game does not slow another request; an
+agent's turn past ``move_timeout`` (30 s) stops its game (``broken``, a 503 to the move; saved when the agent's
+thread is done). Each events socket has a bounded queue (32 views): a page that stops reading is dropped (closed
+with 4408) and the clock and moves go on; whatever a page sends on the socket is ignored. When every page of a game
+has left, the game is abandoned after ``grace_seconds`` (60 s) unless one comes back: the clock stops and it is
+saved unfinished with ``"abandoned": true`` (``records.rates`` counts it apart, not as a loss). ``cardzoo serve``
+runs uvicorn with a header timeout (10 s), a keep-alive timeout (5 s) and a connection cap below the descriptor
+limit (``liveness.serve``).
 
 Every game is appended to ``<data>/games.jsonl`` (``records.py``) when it ends; games left unfinished are saved
-when they are forgotten (to make room) or when the server stops.
+when they are forgotten (to make room) or when the server stops. A record that cannot be written does not fail the
+move: the view says so (``save_error``: "this game could not be saved: ..."), the server keeps the game and tries
+again whenever it saves one, and at shutdown writes what is still unsaved to ``records``'s fallback file.
 """
 
 from __future__ import annotations

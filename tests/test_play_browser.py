@@ -215,3 +215,22 @@ def test_a_moves_reply_that_arrives_after_the_last_tick_does_not_take_the_end_aw
         assert int(page.get_attribute("#table", "data-steps")) > json.loads(reply.text())["steps"]
     finally:
         page.unroute("**/api/games/*/move")
+
+
+def test_the_form_offers_only_the_agents_the_server_seats_at_each_variant(served, page):
+    """The agent list follows the variant: every option makes a game (tests/test_play_liveness.py), and an agent
+    the server refuses for a variant (a learned policy of other levels) is not offered."""
+    url, _ = served
+    page.goto(url)
+    catalog = json.loads(urllib.request.urlopen(url + "api/catalog", timeout=10).read())
+    for game, spec in catalog.items():
+        page.select_option("#game-choice", game)
+        for variant in spec["variants"]:
+            page.select_option("#variant", variant)
+            shown = page.eval_on_selector_all("#agent option", "options => options.map(o => o.value)")
+            assert shown == spec["agents_by_variant"][variant], (game, variant)
+    page.select_option("#game-choice", "summit_rush")
+    page.select_option("#variant", "normal")
+    page.select_option("#agent", "simple")
+    page.select_option("#variant", "hard")
+    assert page.input_value("#agent") == "simple"  # a choice still offered is kept
