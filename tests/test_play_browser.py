@@ -34,16 +34,17 @@ _DRAWS = random.Random(SEED)
 DEALS = [_DRAWS.getrandbits(64) for _ in range(3)]  # the seeds of that server's first three new deals
 
 
-@pytest.fixture(scope="module")
-def served(tmp_path_factory):
-    """``cardzoo serve`` on a free port; yields (url, data folder); stopped with Ctrl-C (as a person would)."""
-    data = tmp_path_factory.mktemp("data")
+@contextlib.contextmanager
+def cardzoo_serve(data: Path, tmp: Path | None = None):
+    """``cardzoo serve`` on a free port (``tmp``: its temp folder); yields its url; stopped with Ctrl-C (as a person
+    would)."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     process = subprocess.Popen([sys.executable, "-m", "cardzoo.evaluation.cli", "serve", "--host", "127.0.0.1",
                                 "--port", str(port), "--data", str(data), "--seed", str(SEED)], stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True)
+                               stderr=subprocess.PIPE, text=True,
+                               env={**os.environ, "TMPDIR": str(tmp)} if tmp else None)
     url = f"http://127.0.0.1:{port}/"
     deadline = time.monotonic() + 60
     while True:
@@ -55,11 +56,19 @@ def served(tmp_path_factory):
                 process.kill()
                 raise AssertionError(f"cardzoo serve did not start: {process.communicate()}") from None
             time.sleep(0.2)
-    yield url, data
+    yield url
     process.send_signal(2)  # SIGINT: uvicorn shuts down and the app saves what was left unfinished
     out, err = process.communicate(timeout=30)
     assert process.returncode in (0, 130, -2), err
     assert f"playing at {url}" in out
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    """``cardzoo serve`` on a free port; yields (url, data folder)."""
+    data = tmp_path_factory.mktemp("data")
+    with cardzoo_serve(data) as url:
+        yield url, data
 
 
 @pytest.fixture(scope="module")
@@ -234,3 +243,20 @@ def test_the_form_offers_only_the_agents_the_server_seats_at_each_variant(served
     page.select_option("#agent", "simple")
     page.select_option("#variant", "hard")
     assert page.input_value("#agent") == "simple"  # a choice still offered is kept
+
+
+def test_a_game_that_cannot_be_saved_says_so_on_the_page(tmp_path, page):
+    """The data file cannot be written (here it is a folder): the last click still ends the game on the page, with
+    the reason it was not saved; the server keeps the game and writes it to the fallback file when it stops."""
+    data = tmp_path / "data"
+    (data / records.GAMES_FILE).mkdir(parents=True)
+    with cardzoo_serve(data, tmp_path) as url:
+        deal(page, url, "rope_team", "easy", "player_0", "simple")
+        click_through(page, ".card.legal", np.random.default_rng(0), tmp_path / "unsaved.png", 0)
+        assert page.text_content("#outcome")
+        shown = page.text_content("#save-error")
+        assert shown.startswith("this game could not be saved: ") and records.GAMES_FILE in shown
+        assert page.is_visible("#save-error")
+    [fallback] = [f for f in tmp_path.rglob("*.jsonl") if data not in f.parents]  # in the server's temp folder
+    [(_, entry)] = records.read(fallback)
+    assert entry["finished"] and page.text_content("#outcome") == replayed_outcome(entry, 0)
