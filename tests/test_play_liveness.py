@@ -281,20 +281,18 @@ def test_a_data_file_still_unwritable_at_shutdown_goes_to_the_fallback_file(tmp_
 
 
 def test_a_disk_full_error_on_write_is_kept_too(tmp_path, monkeypatch):
-    """The data file exists but a write fails (ENOSPC), as on a full disk."""
+    """The data file's write fails with ENOSPC, as on a full disk (``records.append`` raising as the system would)."""
     import errno
 
-    real_open = open
+    append = records.append
 
-    def full_disk(path, mode="r", *args, **kwargs):
-        if str(path).endswith(records.GAMES_FILE) and "a" in mode:
-            raise OSError(errno.ENOSPC, "No space left on device")
-        return real_open(path, mode, *args, **kwargs)
+    def full_disk(folder, entry):
+        raise OSError(errno.ENOSPC, "No space left on device", str(Path(folder) / records.GAMES_FILE))
 
     with serving(tmp_path) as client:
-        monkeypatch.setattr("builtins.open", full_disk)
+        monkeypatch.setattr(records, "append", full_disk)
         view = end_game(client)
-        monkeypatch.undo()
+        monkeypatch.setattr(records, "append", append)
         assert "No space left on device" in view["save_error"] and len(client.games.saver.unsaved) == 1
     assert [e["game"] for e in saved_games(tmp_path)] == [view["id"]]  # the shutdown's retry wrote it
 
