@@ -335,7 +335,8 @@ def serve(args: argparse.Namespace) -> None:
     print(f"cardzoo: playing at http://{args.host}:{args.port}/ ; games are saved to {data / records.GAMES_FILE}; "
           "Ctrl-C stops", flush=True)
     app = create_app(data, seed=args.seed, host=args.host, allow_hosts=args.allow_host, api_docs=args.api_docs)
-    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+    # A socket message over the app's limit is refused by uvicorn before it is buffered whole (its default: 16 MiB).
+    uvicorn.run(app, host=args.host, port=args.port, log_level="warning", ws_max_size=app.state.limits.body_bytes)
 
 
 def port(text: str) -> int:
