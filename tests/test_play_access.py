@@ -419,6 +419,15 @@ def ask_or_none(port: int):
         return None
 
 
+@pytest.mark.parametrize("name", ["a*b", "*", "study.lan:8000", "http://study.lan", "a_b", "a b"])
+def test_serve_refuses_a_name_a_host_header_cannot_give(name, capsys):
+    from cardzoo.evaluation.cli import build_parser
+    with pytest.raises(SystemExit) as stopped:  # the parser alone: a name let through must not start a server here
+        build_parser().parse_args(["serve", "--allow-host", name])
+    assert stopped.value.code == 2
+    assert "argument --allow-host: expected a host name or address (no port or scheme)" in capsys.readouterr().err
+
+
 def test_loopback_addresses():
     assert is_loopback("127.0.0.1") and is_loopback("::1") and is_loopback("localhost") and is_loopback("127.0.0.2")
     assert not is_loopback("0.0.0.0") and not is_loopback("192.168.1.2") and not is_loopback("example.com")
