@@ -19,9 +19,11 @@ argparse's ``error:`` line (status 2); a bad game, option, record or output path
 from __future__ import annotations
 
 import argparse
+import ipaddress
 import json
 import math
 import os
+import re
 import secrets
 import shlex
 import sys
@@ -336,7 +338,21 @@ def serve(args: argparse.Namespace) -> None:
     print(f"cardzoo: playing at http://{args.host}:{args.port}/ ; games are saved to {data / records.GAMES_FILE}; "
           "Ctrl-C stops", flush=True)
     app = create_app(data, seed=args.seed, host=args.host, allow_hosts=args.allow_host, api_docs=args.api_docs)
-    run_server(app, args.host, args.port)  # uvicorn with header, idle and connection limits
+    # uvicorn with header, idle and connection limits (liveness.serve). A socket message over the app's limit is
+    # refused by uvicorn before it is buffered whole (its default: 16 MiB).
+    run_server(app, args.host, args.port, ws_max_size=app.state.limits.body_bytes)
+
+
+def host_name(text: str) -> str:
+    """argparse type: a name or address a ``Host`` header may give (no port, scheme or wildcard)."""
+    name = text.strip("[]")
+    try:
+        ipaddress.ip_address(name)
+        return name
+    except ValueError:
+        if re.fullmatch(r"[A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?", text):
+            return text
+    raise argparse.ArgumentTypeError(f"expected a host name or address (no port or scheme), got {text[:100]!r}")
 
 
 def port(text: str) -> int:
@@ -420,7 +436,7 @@ def build_parser(train_backend: str = "sb3") -> argparse.ArgumentParser:
     s.add_argument("--data", metavar="DIR", help="append the games played to DIR/games.jsonl (default cardzoo-data)")
     s.add_argument("--seed", type=number(int, 0), default=None,
                    help="seed of the deals: the same seed deals the same games in the same order (default: fresh)")
-    s.add_argument("--allow-host", action="append", default=[], metavar="NAME",
+    s.add_argument("--allow-host", action="append", default=[], metavar="NAME", type=host_name,
                    help="also answer requests addressed to NAME (a name or address of this machine; repeatable)")
     s.add_argument("--api-docs", action="store_true", help="serve the API's pages /docs, /redoc and /openapi.json")
     s.set_defaults(func=serve)

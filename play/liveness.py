@@ -249,21 +249,24 @@ def connection_cap() -> int:
     return max(8, min(1000, soft // 8))
 
 
-def uvicorn_config(app, host: str, port: int, liveness: Liveness | None = None, log_level: str = "warning"):
-    """uvicorn's configuration for ``app`` with the timeouts and bounds of ``liveness``."""
+def uvicorn_config(app, host: str, port: int, liveness: Liveness | None = None, log_level: str = "warning",
+                   **options):
+    """uvicorn's configuration for ``app`` with the timeouts and bounds of ``liveness`` (``options``: uvicorn's
+    others, e.g. ``ws_max_size``)."""
     import uvicorn
 
     liveness = liveness or Liveness()
     cap = connection_cap()
-    return uvicorn.Config(app, host=host, port=port, log_level=log_level,
+    return uvicorn.Config(app, host=host, port=port, log_level=log_level, **options,
                           http=head_timeout_protocol(liveness.header_timeout), timeout_keep_alive=liveness.keep_alive,
                           limit_concurrency=cap, backlog=cap, h11_max_incomplete_event_size=liveness.max_head_bytes,
                           timeout_graceful_shutdown=10)
 
 
-def serve(app, host: str, port: int, liveness: Liveness | None = None, log_level: str = "warning") -> None:
-    """Run ``app`` with uvicorn and the timeouts of ``liveness``."""
+def serve(app, host: str, port: int, liveness: Liveness | None = None, log_level: str = "warning",
+          **options) -> None:
+    """Run ``app`` with uvicorn and the timeouts of ``liveness`` (``options``: uvicorn's others)."""
     import uvicorn
 
     with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C: uvicorn has shut down (and the app saved its games)
-        uvicorn.Server(uvicorn_config(app, host, port, liveness, log_level)).run()
+        uvicorn.Server(uvicorn_config(app, host, port, liveness, log_level, **options)).run()

@@ -67,6 +67,7 @@ import asyncio
 import contextlib
 import functools
 import logging
+import math
 import random
 import secrets
 import time
@@ -480,7 +481,7 @@ class Games:
         wait = self.creations.wait(client)
         if wait:
             raise ApiError(429, f"more than {self.limits.creations_per_minute} new games a minute from you: try again "
-                                f"in {wait:.0f} s")
+                                f"in {math.ceil(wait)} s")
 
     def make_room(self) -> None:
         """Forget games until one more fits: finished ones first, then idle ones, oldest first; never a game in
@@ -600,7 +601,7 @@ def create_app(data: str | Path = records.DEFAULT_DATA, seed: int | None = None,
 
     docs = {} if api_docs else {"docs_url": None, "redoc_url": None, "openapi_url": None}
     app = FastAPI(title="cardzoo", lifespan=lifespan, **docs)
-    app.state.games = games
+    app.state.games, app.state.limits = games, limits
     # The last added runs first: the Host, then the Origin, then the sizes, before any route reads a thing.
     app.add_middleware(SocketLimit, rate=limits.ws_messages_per_second, burst=limits.ws_burst, size=limits.body_bytes)
     app.add_middleware(BodyLimit, limit=limits.body_bytes)
