@@ -596,6 +596,9 @@ def create_app(data: str | Path = records.DEFAULT_DATA, seed: int | None = None,
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI):
+        # The agents offered (a second's work, once per process) are worked out in a thread before the first
+        # request, not on the event loop during it.
+        await asyncio.get_running_loop().run_in_executor(games.pool, lambda: [offered(name) for name in CATALOG])
         yield
         await games.close()  # the server stops: save what was being played
 
