@@ -260,3 +260,26 @@ def test_a_game_that_cannot_be_saved_says_so_on_the_page(tmp_path, page):
     [fallback] = [f for f in tmp_path.rglob("*.jsonl") if data not in f.parents]  # in the server's temp folder
     [(_, entry)] = records.read(fallback)
     assert entry["finished"] and page.text_content("#outcome") == replayed_outcome(entry, 0)
+
+
+def test_a_page_whose_events_socket_drops_comes_back_to_its_game(served, page):
+    """The events socket closes under the page (a network drop; or the server dropped a page that fell behind): the
+    page opens a new one within a second or two and the table goes on moving. Refusals do not bring it back."""
+    url, _ = served
+    sockets = []
+    page.on("websocket", lambda ws: sockets.append(ws.url))
+    deal(page, url, "summit_rush", "normal, silent", "player_0", "simple", seconds="0.3")
+    page.wait_for_function("document.getElementById('table').dataset.steps >= 2")
+    assert len(sockets) == 1
+    page.evaluate("socket.dispatchEvent(new CloseEvent('close', {code: 1006}))")  # as the browser reports a drop
+    page.wait_for_function("document.getElementById('table').dataset.steps >= 2")
+    deadline = time.monotonic() + 10
+    while len(sockets) < 2:
+        assert time.monotonic() < deadline, "the page did not reconnect"
+        page.wait_for_timeout(100)
+    steps = int(page.get_attribute("#table", "data-steps"))
+    page.wait_for_function(f"document.getElementById('table').dataset.steps > {steps + 2}", timeout=10_000)
+    page.evaluate("socket.dispatchEvent(new CloseEvent('close', {code: 4403}))")  # a refusal: final
+    page.wait_for_timeout(2000)
+    assert len(sockets) == 2 and sockets[1] == sockets[0]
+    page.click("#change")  # leave the game (the server abandons it later)
