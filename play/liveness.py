@@ -21,6 +21,7 @@ saving of games that cannot be written, and the HTTP server's timeouts.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import json
 import logging
@@ -49,6 +50,7 @@ class Liveness:
     grace_seconds: float = 60.0  # a game no page listens to any more is abandoned after this long
     move_timeout: float = 30.0  # an agent's turn (its moves between two of the person's, or one tick) at most
     agent_threads: int = 2  # threads for the agents: few, so the event loop keeps its share of the GIL
+    queue_timeout: float = 60.0  # a job waits this long for a thread at most (all of them held by stuck agents)
     close_timeout: float = 5.0  # closing a dropped page's socket waits at most this long
     header_timeout: float = 10.0  # a request must arrive whole within this many seconds (serve)
     keep_alive: int = 5  # an idle kept-alive connection is closed after this many seconds (serve)
@@ -57,6 +59,11 @@ class Liveness:
 
 class AgentTimeout(CardzooError):
     """An agent's turn ran longer than ``Liveness.move_timeout``."""
+
+
+class AgentsBusy(CardzooError):
+    """No agent thread came free within ``Liveness.queue_timeout`` (agents stuck past their timeouts hold them): the
+    job was dropped unrun."""
 
 
 # ---------------------------------------------------------------------------- the pages listening
@@ -97,30 +104,59 @@ class Listener:
 
 
 # ---------------------------------------------------------------------------- the agents' threads
-async def run_off_loop(pool: ThreadPoolExecutor, timeout: float, fn: Callable, *args) -> Any:
-    """``fn(*args)`` in ``pool``; ``AgentTimeout`` if it runs longer than ``timeout`` seconds once started (the
-    time it waits for a thread does not count: other games are using them). The returned future keeps running
-    after a timeout or a cancellation; use ``submit`` to get hold of it."""
-    return await wait_for_job(*submit(pool, fn, *args), timeout)
+async def run_off_loop(pool: ThreadPoolExecutor, settings: Liveness, fn: Callable, *args) -> Any:
+    """``fn(*args)`` in ``pool``; ``AgentTimeout`` if it runs longer than ``settings.move_timeout`` seconds once
+    started (the time it waits for a thread does not count: other games are using them), ``AgentsBusy`` if it waits
+    longer than ``settings.queue_timeout`` for a thread. A job that started keeps running after a timeout or a
+    cancellation; use ``submit`` to get hold of it."""
+    return await wait_for_job(submit(pool, fn, *args), settings)
 
 
-def submit(pool: ThreadPoolExecutor, fn: Callable, *args) -> tuple[asyncio.Future, list[float]]:
+@dataclass
+class Job:
+    future: asyncio.Future  # the job's result, on the event loop
+    started: list[float]  # when a thread took it up (empty while it waits)
+    queued: concurrent.futures.Future  # the pool's own future: cancelled only if no thread has taken it up
+    began: asyncio.Event  # set when a thread takes it up
+
+
+def submit(pool: ThreadPoolExecutor, fn: Callable, *args) -> Job:
     started: list[float] = []
+    began = asyncio.Event()
+    loop = asyncio.get_running_loop()
 
     def job():
         started.append(time.monotonic())
+        loop.call_soon_threadsafe(began.set)
         return fn(*args)
 
-    return asyncio.wrap_future(pool.submit(job)), started
+    queued = pool.submit(job)
+    return Job(asyncio.wrap_future(queued), started, queued, began)
 
 
-async def wait_for_job(future: asyncio.Future, started: list[float], timeout: float) -> Any:
-    while not future.done():
-        left = timeout if not started else started[0] + timeout - time.monotonic()
-        if left <= 0:
-            raise AgentTimeout(f"an agent took longer than {timeout:g} s to move")
-        await asyncio.wait({future}, timeout=left)  # neither a timeout nor a cancellation here cancels the job
-    return future.result()
+async def wait_for_job(job: Job, settings: Liveness) -> Any:
+    asked = time.monotonic()
+    while not job.future.done():
+        now = time.monotonic()
+        if job.started:
+            left = job.started[0] + settings.move_timeout - now
+            if left <= 0:
+                raise AgentTimeout(f"an agent took longer than {settings.move_timeout:g} s to move")
+        else:
+            left = asked + settings.queue_timeout - now
+            if left <= 0 and job.queued.cancel():  # still unstarted: it never will be
+                raise AgentsBusy(f"the server's agents are all busy (waited {settings.queue_timeout:g} s for one)")
+        # Neither a timeout nor a cancellation here cancels the job; a job that starts wakes this up (its own
+        # timeout runs from then).
+        waits = {job.future}
+        if not job.started:
+            waits.add(asyncio.ensure_future(job.began.wait()))
+        try:
+            await asyncio.wait(waits, timeout=max(left, 0.01), return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for waiter in waits - {job.future}:
+                waiter.cancel()
+    return job.future.result()
 
 
 # ---------------------------------------------------------------------------- saving

@@ -89,7 +89,7 @@ from cardzoo.envs.common.errors import CardzooError, GameOverError
 
 from . import records
 from .access import QUOTE, BodyLimit, CreationRate, Limits, OriginGuard, SocketLimit, allowed_hosts, quote
-from .liveness import AgentTimeout, Listener, Liveness, Saver, run_off_loop, submit, wait_for_job
+from .liveness import AgentsBusy, AgentTimeout, Listener, Liveness, Saver, run_off_loop, submit, wait_for_job
 from .table import HUMAN, Table, TickTable, refusal
 
 STATIC = Path(__file__).resolve().parent / "static"
@@ -293,13 +293,13 @@ class LiveGame:
             raise ApiError(409, self.broken)
         await self.lock.acquire()
         try:
-            future, started = submit(self.games.pool, fn, *args)
+            job = submit(self.games.pool, fn, *args)
         except BaseException:
             self.lock.release()
             raise
-        future.add_done_callback(self._job_done)
+        job.future.add_done_callback(self._job_done)
         try:
-            return await wait_for_job(future, started, self.settings.move_timeout)
+            return await wait_for_job(job, self.settings)
         except AgentTimeout as err:
             self.stuck = True
             self.broken = f"the game stopped: {err}; it is saved as far as it went when that agent is done"
@@ -387,6 +387,11 @@ class LiveGame:
                 await self.run(self.tick)
         except AgentTimeout:
             pass  # ``run`` stopped the game
+        except AgentsBusy as err:  # no thread for this game's tick (stuck agents of other games hold them)
+            LOG.error("game %s: the clock stopped at tick %d: %s", self.id, self.table.steps, err)
+            self.broken = f"the game stopped: {err}; it was saved as far as it went"
+            async with self.lock:
+                self.save()
         except Exception:  # a task's exception is otherwise silent: the page would wait for a tick forever
             LOG.exception("game %s: the clock stopped at tick %d", self.id, self.table.steps)
             self.broken = SERVER_ERROR
@@ -507,8 +512,7 @@ class Games:
                    replay_of: str | None = None) -> LiveGame:
         """``create`` with the dealing (the agents' first moves) in the agents' threads."""
         self.make_room()
-        live = await run_off_loop(self.pool, self.liveness.move_timeout, self.deal, spec, seed, None, client,
-                                  replay_of)
+        live = await run_off_loop(self.pool, self.liveness, self.deal, spec, seed, None, client, replay_of)
         self.make_room()  # others may have taken the room meanwhile
         return self.add(live)
 
@@ -619,6 +623,10 @@ def create_app(data: str | Path = records.DEFAULT_DATA, seed: int | None = None,
     @app.exception_handler(AgentTimeout)
     async def agent_timeout(request: Request, err: AgentTimeout):  # the game is stopped (``LiveGame.run``)
         return JSONResponse({"error": f"the game stopped: {err}"}, status_code=503)
+
+    @app.exception_handler(AgentsBusy)
+    async def agents_busy(request: Request, err: AgentsBusy):  # nothing was done: the request may be tried again
+        return JSONResponse({"error": f"{err}; try again later"}, status_code=503)
 
     @app.exception_handler(CardzooError)
     async def game_error(request: Request, err: CardzooError):  # an illegal move, refused by the strict env

@@ -230,6 +230,26 @@ def test_dealing_runs_off_the_loop_with_the_move_timeout_too(tmp_path, monkeypat
         assert client.games.games == {}  # the game that took too long to deal is not held
 
 
+def test_a_job_that_waits_too_long_for_a_thread_is_dropped_unrun(tmp_path, monkeypatch):
+    """One agent thread, held by a stuck agent: another game's move waits ``queue_timeout`` for it, then gets a 503
+    and nothing of it is done (the game is not stopped: the move can be made again once a thread is free)."""
+    with serving(tmp_path, agent_threads=1, move_timeout=0.2, queue_timeout=0.4) as client:
+        stuck = new_game(client, game="rope_team", variant="easy", agents=["simple"])
+        other = new_game(client, game="rope_team", variant="easy", agents=["simple"])
+        entered = slow_agent(monkeypatch, 1.5)
+        threading.Thread(target=lambda: client.post(f"/api/games/{stuck['id']}/move", json={
+            "seat": "player_0", "action": stuck["legal"][0]["action"]}), daemon=True).start()
+        assert entered.wait(5)
+        body = {"seat": "player_0", "action": other["legal"][0]["action"], "step": other["steps"]}
+        r = client.post(f"/api/games/{other['id']}/move", json=body)
+        assert r.status_code == 503 and "the server's agents are all busy (waited 0.4 s" in r.json()["error"]
+        before = {k: v for k, v in other.items() if k != "token"}
+        assert client.get(f"/api/games/{other['id']}").json() == before  # nothing of the move was done
+        monkeypatch.undo()
+        wait_until(lambda: not client.games.get(stuck["id"]).stuck, what="the stuck agent's end")
+        assert move(client, other, other["legal"][0]["action"], step=other["steps"])["steps"] > other["steps"]
+
+
 # ---------------------------------------------------------------------------- 7. a record that cannot be written
 def end_game(client) -> dict:
     view = new_game(client, game="rope_team", variant="easy", agents=["simple"])
