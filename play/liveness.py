@@ -8,6 +8,8 @@ saving of games that cannot be written, and the HTTP server's timeouts.
   thread pool (``run_off_loop``), so a busy game cannot slow an unrelated request. An agent's turn that runs longer
   than ``move_timeout`` seconds (counted from when its thread starts it, not while it waits for a thread) raises
   ``AgentTimeout``: the server marks that game broken (a thread cannot be stopped; its result is kept when it ends).
+  A job that finds no free thread within ``queue_timeout`` (stuck agents hold them all) is dropped unrun
+  (``AgentsBusy``, a 503), so requests never wait without end.
 - **Saving** (``Saver``): a game whose record cannot be written stays in memory with a ``save_error`` for the page;
   it is retried whenever any game is saved and when the server stops, and written to ``records``'s fallback file
   if the data file is still unwritable then (or when more than ``MAX_UNSAVED`` wait). Nothing is dropped silently:
