@@ -182,12 +182,12 @@ class LiveGame:
         self.seen = time.monotonic()  # the last request or page for this game (see ``in_progress``)
         self.seat = table.humans[0]
         self.queued: dict[int, int] = {}
-        self.listeners: set[WebSocket] = set()
+        self.listeners: set[Listener] = set()  # the pages on the events socket, each with its queue
         self.clock: asyncio.Task | None = None
         self.next_tick_at: float | None = None
         self.saved = False
         self.broken: str | None = None  # why the clock stopped before the game's end (a bug, shown to the page)
-        self.games: Games | None = None  # the server's (its threads, settings and saver): set by ``Games.create``
+        self.games: Games | None = None  # the server's (its threads, settings and saver): set by ``Games.add``
         # One game, one lock: held while the game's state is read or changed, across the agents' threads.
         self.lock = asyncio.Lock()
         self.stuck = False  # an agent's turn ran past the move timeout and its thread still holds the game
