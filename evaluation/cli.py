@@ -5,7 +5,8 @@ Options of an env are given as ``-o name=value`` (values are read as JSON where 
 text itself, so it refuses ``-o render_mode=...``.
 
 People play too: ``play GAME --agents human learned`` seats a person in the terminal (``cardzoo.play.terminal``),
-``serve`` starts the browser app (``cardzoo.play.server``; ``--seed`` fixes its sequence of deals). Their games are
+``serve`` starts the browser app (``cardzoo.play.server``; ``--seed`` fixes its sequence of deals; a ``--host``
+other than loopback prints a warning that the server is exposed; ``--api-docs`` serves the API pages). Games are
 appended to ``DATA/games.jsonl``; ``replay FILE --line N`` replays one of them (without ``--line``, all, checking each
 ends as saved) and ``evaluate --records FILE`` gives the people's win rates. Both refuse a games file with a
 malformed or tampered line, naming the line, and warn of a game saved twice, counting it once (``play.records``).
@@ -20,8 +21,10 @@ cannot be appended to ``DATA/games.jsonl`` is said so on stderr and saved to ``r
 from __future__ import annotations
 
 import argparse
+import ipaddress
 import json
 import os
+import re
 import secrets
 import shlex
 import sys
@@ -263,11 +266,13 @@ def serve(args: argparse.Namespace) -> None:
 
     try:
         import fastapi  # noqa: F401
-        import uvicorn
+        import uvicorn  # noqa: F401
     except ImportError as err:
         raise CommandError(f"needs the web extra (fastapi, uvicorn; {err.name} is missing): "
                            "pip install -e '.[web]'") from None
     from cardzoo.play import records
+    from cardzoo.play.access import allowed_hosts, is_loopback
+    from cardzoo.play.liveness import serve as run_server
     from cardzoo.play.server import create_app
 
     data = Path(args.data) if args.data else records.DEFAULT_DATA
@@ -277,9 +282,29 @@ def serve(args: argparse.Namespace) -> None:
             pass
     except OSError as err:
         raise CommandError(f"cannot listen on {args.host}:{args.port}: {err.strerror or err}") from None
+    if not is_loopback(args.host):
+        names = ", ".join(allowed_hosts(args.host, args.allow_host))
+        print(f"cardzoo serve: WARNING: listening on {args.host}, so other machines can reach this server. Every game "
+              "needs its secret token (only the page that made it holds it); the pages must be opened by one of "
+              f"these names (--allow-host adds one): {names}", file=sys.stderr, flush=True)
     print(f"cardzoo: playing at http://{args.host}:{args.port}/ ; games are saved to {data / records.GAMES_FILE}; "
           "Ctrl-C stops", flush=True)
-    uvicorn.run(create_app(data, seed=args.seed), host=args.host, port=args.port, log_level="warning")
+    app = create_app(data, seed=args.seed, host=args.host, allow_hosts=args.allow_host, api_docs=args.api_docs)
+    # uvicorn with header, idle and connection limits (liveness.serve). A socket message over the app's limit is
+    # refused by uvicorn before it is buffered whole (its default: 16 MiB).
+    run_server(app, args.host, args.port, ws_max_size=app.state.limits.body_bytes)
+
+
+def host_name(text: str) -> str:
+    """argparse type: a name or address a ``Host`` header may give (no port, scheme or wildcard)."""
+    name = text.strip("[]")
+    try:
+        ipaddress.ip_address(name)
+        return name
+    except ValueError:
+        if re.fullmatch(r"[A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?", text):
+            return text
+    raise argparse.ArgumentTypeError(f"expected a host name or address (no port or scheme), got {text[:100]!r}")
 
 
 def port(text: str) -> int:
@@ -363,6 +388,9 @@ def build_parser(train_backend: str = "sb3") -> argparse.ArgumentParser:
     s.add_argument("--data", metavar="DIR", help="append the games played to DIR/games.jsonl (default cardzoo-data)")
     s.add_argument("--seed", type=number(int, 0), default=None,
                    help="seed of the deals: the same seed deals the same games in the same order (default: fresh)")
+    s.add_argument("--allow-host", action="append", default=[], metavar="NAME", type=host_name,
+                   help="also answer requests addressed to NAME (a name or address of this machine; repeatable)")
+    s.add_argument("--api-docs", action="store_true", help="serve the API's pages /docs, /redoc and /openapi.json")
     s.set_defaults(func=serve)
 
     r = sub.add_parser("replay", help="replay a saved game and show its final table, or the games of a games file",

@@ -31,19 +31,20 @@ FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "-
          "--disable-component-update", "--disable-sync"]  # headless, with a fresh profile: Playwright's own
 SEED = 0  # cardzoo serve --seed: the same deals, so the same games' lengths, on every run
 _DRAWS = random.Random(SEED)
-DEALS = [_DRAWS.randrange(2**31) for _ in range(3)]  # the seeds of that server's first three new deals
+DEALS = [_DRAWS.getrandbits(64) for _ in range(3)]  # the seeds of that server's first three new deals
 
 
-@pytest.fixture(scope="module")
-def served(tmp_path_factory):
-    """``cardzoo serve`` on a free port; yields (url, data folder); stopped with Ctrl-C (as a person would)."""
-    data = tmp_path_factory.mktemp("data")
+@contextlib.contextmanager
+def cardzoo_serve(data: Path, tmp: Path | None = None):
+    """``cardzoo serve`` on a free port (``tmp``: its temp folder); yields its url; stopped with Ctrl-C (as a person
+    would)."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     process = subprocess.Popen([sys.executable, "-m", "cardzoo.evaluation.cli", "serve", "--host", "127.0.0.1",
                                 "--port", str(port), "--data", str(data), "--seed", str(SEED)], stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True)
+                               stderr=subprocess.PIPE, text=True,
+                               env={**os.environ, "TMPDIR": str(tmp)} if tmp else None)
     url = f"http://127.0.0.1:{port}/"
     deadline = time.monotonic() + 60
     while True:
@@ -55,11 +56,19 @@ def served(tmp_path_factory):
                 process.kill()
                 raise AssertionError(f"cardzoo serve did not start: {process.communicate()}") from None
             time.sleep(0.2)
-    yield url, data
+    yield url
     process.send_signal(2)  # SIGINT: uvicorn shuts down and the app saves what was left unfinished
     out, err = process.communicate(timeout=30)
     assert process.returncode in (0, 130, -2), err
     assert f"playing at {url}" in out
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    """``cardzoo serve`` on a free port; yields (url, data folder)."""
+    data = tmp_path_factory.mktemp("data")
+    with cardzoo_serve(data) as url:
+        yield url, data
 
 
 @pytest.fixture(scope="module")
@@ -198,12 +207,13 @@ def test_a_moves_reply_that_arrives_after_the_last_tick_does_not_take_the_end_aw
     try:
         deal(page, url, "summit_rush", "normal, silent", "player_0", "simple", seconds="0.1")
         game = page.evaluate("view.id")
+        asked = urllib.request.Request(f"{url}api/games/{game}", headers={"X-Cardzoo-Token": page.evaluate("token")})
         deadline = time.monotonic() + 120
         while not held:
             assert time.monotonic() < deadline, "no click was taken"
             with contextlib.suppress(Exception):  # the card moved away before the click
                 page.locator("#peaks .card.legal").first.click(timeout=1000)
-        while not json.loads(urllib.request.urlopen(f"{url}api/games/{game}", timeout=5).read())["over"]:
+        while not json.loads(urllib.request.urlopen(asked, timeout=5).read())["over"]:
             assert time.monotonic() < deadline, "the game did not end"
             time.sleep(0.2)
         page.wait_for_selector("#summary:not([hidden])", timeout=10_000)  # the last push has reached the page
@@ -214,3 +224,62 @@ def test_a_moves_reply_that_arrives_after_the_last_tick_does_not_take_the_end_aw
         assert int(page.get_attribute("#table", "data-steps")) > json.loads(reply.text())["steps"]
     finally:
         page.unroute("**/api/games/*/move")
+
+
+def test_the_form_offers_only_the_agents_the_server_seats_at_each_variant(served, page):
+    """The agent list follows the variant: every option makes a game (tests/test_play_liveness.py), and an agent
+    the server refuses for a variant (a learned policy of other levels) is not offered."""
+    url, _ = served
+    page.goto(url)
+    catalog = json.loads(urllib.request.urlopen(url + "api/catalog", timeout=10).read())
+    for game, spec in catalog.items():
+        page.select_option("#game-choice", game)
+        for variant in spec["variants"]:
+            page.select_option("#variant", variant)
+            shown = page.eval_on_selector_all("#agent option", "options => options.map(o => o.value)")
+            assert shown == spec["agents_by_variant"][variant], (game, variant)
+    page.select_option("#game-choice", "summit_rush")
+    page.select_option("#variant", "normal")
+    page.select_option("#agent", "simple")
+    page.select_option("#variant", "hard")
+    assert page.input_value("#agent") == "simple"  # a choice still offered is kept
+
+
+def test_a_game_that_cannot_be_saved_says_so_on_the_page(tmp_path, page):
+    """The data file cannot be written (here it is a folder): the last click still ends the game on the page, with
+    the reason it was not saved; the server keeps the game and writes it to the fallback file when it stops."""
+    data = tmp_path / "data"
+    (data / records.GAMES_FILE).mkdir(parents=True)
+    with cardzoo_serve(data, tmp_path) as url:
+        deal(page, url, "rope_team", "easy", "player_0", "simple")
+        click_through(page, ".card.legal", np.random.default_rng(0), tmp_path / "unsaved.png", 0)
+        assert page.text_content("#outcome")
+        shown = page.text_content("#save-error")
+        assert shown.startswith("this game could not be saved: ") and records.GAMES_FILE in shown
+        assert page.is_visible("#save-error")
+    [fallback] = [f for f in tmp_path.rglob("*.jsonl") if data not in f.parents]  # in the server's temp folder
+    [(_, entry)] = records.read(fallback)
+    assert entry["finished"] and page.text_content("#outcome") == replayed_outcome(entry, 0)
+
+
+def test_a_page_whose_events_socket_drops_comes_back_to_its_game(served, page):
+    """The events socket closes under the page (a network drop; or the server dropped a page that fell behind): the
+    page opens a new one within a second or two and the table goes on moving. Refusals do not bring it back."""
+    url, _ = served
+    sockets = []
+    page.on("websocket", lambda ws: sockets.append(ws.url))
+    deal(page, url, "summit_rush", "normal, silent", "player_0", "simple", seconds="0.3")
+    page.wait_for_function("document.getElementById('table').dataset.steps >= 2")
+    assert len(sockets) == 1
+    page.evaluate("socket.dispatchEvent(new CloseEvent('close', {code: 1006}))")  # as the browser reports a drop
+    page.wait_for_function("document.getElementById('table').dataset.steps >= 2")
+    deadline = time.monotonic() + 10
+    while len(sockets) < 2:
+        assert time.monotonic() < deadline, "the page did not reconnect"
+        page.wait_for_timeout(100)
+    steps = int(page.get_attribute("#table", "data-steps"))
+    page.wait_for_function(f"document.getElementById('table').dataset.steps > {steps + 2}", timeout=10_000)
+    page.evaluate("socket.dispatchEvent(new CloseEvent('close', {code: 4403}))")  # a refusal: final
+    page.wait_for_timeout(2000)
+    assert len(sockets) == 2 and sockets[1] == sockets[0]
+    page.click("#change")  # leave the game (the server abandons it later)

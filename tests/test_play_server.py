@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 import time
 
 import numpy as np
@@ -23,10 +24,34 @@ from .hidden_worlds import summit_rush_resample_hidden as summit_resample
 from .test_rook_properties import resample_hidden as rook_resample
 
 
+class PageClient(TestClient):
+    """A client as the page that made the games: a request about a game carries the game's token (read from the
+    server's games, so games made in the test through ``client.games`` have one too), unless the request names its
+    own. The tokens' own tests are in test_play_access.py."""
+
+    def _token(self, url) -> str | None:
+        found = re.match(r"/api/games/([^/?]+)", str(url))
+        live = found and self.games.games.get(found.group(1))
+        return live.token if live else None
+
+    def request(self, method, url, *, headers=None, **kwargs):
+        headers = dict(headers or {})
+        if (token := self._token(url)) and server.TOKEN_HEADER not in headers:
+            headers[server.TOKEN_HEADER] = token
+        return super().request(method, url, headers=headers, **kwargs)
+
+    def websocket_connect(self, url, *args, **kwargs):
+        if (token := self._token(url)) and "token=" not in url:
+            url += f"?token={token}"
+        if url.startswith("/"):  # the test client takes its base_url's host for requests, not for sockets
+            url = "ws://127.0.0.1:8000" + url
+        return super().websocket_connect(url, *args, **kwargs)
+
+
 @pytest.fixture
 def client(tmp_path):
     app = create_app(tmp_path / "data", seed=0)
-    with TestClient(app) as c:
+    with PageClient(app, base_url="http://127.0.0.1:8000") as c:
         c.data = tmp_path / "data"
         c.games = app.state.games
         yield c
@@ -75,6 +100,7 @@ def test_a_whole_game_over_the_api_is_saved_and_replays_to_the_page_outcome(clie
 
 def test_play_again_on_the_same_deal_and_on_a_new_deal(client):
     first = new_game(client, game="rope_team", variant="easy", agents=["simple"])
+    play_out(client, first, np.random.default_rng(0))  # the same deal only once it is over (test_play_access.py)
     same = client.post(f"/api/games/{first['id']}/again", json={"deal": "same"}).json()
     new = client.post(f"/api/games/{first['id']}/again", json={"deal": "new"}).json()
     assert same["id"] != first["id"] and same["table"] == first["table"] and same["legal"] == first["legal"]
@@ -351,7 +377,8 @@ def test_summit_rush_runs_on_the_servers_clock_and_pushes_every_tick(client):
 
 def test_an_unfinished_game_is_saved_when_the_server_stops(tmp_path):
     app = create_app(tmp_path, seed=3)
-    with TestClient(app) as c:
+    with PageClient(app, base_url="http://127.0.0.1:8000") as c:
+        c.games = app.state.games
         view = new_game(c, game="rook", variant="game to 500", agents=["random"])
         view = move(c, view, view["legal"][0]["action"])
         new_game(c, game="rope_team")  # not moved: nothing to save
@@ -377,7 +404,9 @@ def test_a_tick_that_raises_stops_the_clock_says_why_and_saves_the_game(client, 
         while "broken" not in pushed:
             assert not pushed["over"]
             pushed = ws.receive_json()
-    assert pushed["steps"] == 2 and "RuntimeError('planted')" in pushed["broken"]
+    # The page gets a generic message; the exception's text (a path, a repr) stays in the log with its traceback.
+    assert pushed["steps"] == 2 and pushed["broken"] == server.SERVER_ERROR and "planted" not in json.dumps(pushed)
+    assert "RuntimeError: planted" in caplog.text and "Traceback" in caplog.text
     assert pushed["clock"]["running"] is False and not pushed["over"]
     assert "game " + view["id"] + ": the clock stopped at tick 2" in caplog.text
     r = client.post(f"/api/games/{view['id']}/move", json={"seat": "player_0", "action": pushed["legal"][0]["action"]})

@@ -7,6 +7,9 @@ const $ = (id) => document.getElementById(id);
 let catalog = {};
 let view = null;
 let socket = null;
+// The game's secret token, from the reply that made the game: only in this page's memory (not in storage, where
+// another tab or a later visitor could read it), sent with every request about the game.
+let token = null;
 let deadline = null;
 
 // ---------------------------------------------------------------- cards
@@ -201,6 +204,7 @@ function render(v) {
   $("summary").hidden = !v.over;
   $("outcome").textContent = v.outcome || "";
   if (v.broken) $("error").textContent = v.broken;
+  $("save-error").textContent = v.save_error || "";  // the server could not write the record: the person is told
   $("table").dataset.turn = v.your_turn ? "yours" : "waiting";
   $("table").dataset.steps = v.steps;
   const clock = v.clock;
@@ -224,8 +228,9 @@ function tickTimer() {
 
 // ---------------------------------------------------------------- talking to the server
 async function api(path, body) {
-  const response = await fetch(path, body === undefined ? {} : {
-    method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
+  const headers = token && path.startsWith("/api/games/") ? { "X-Cardzoo-Token": token } : {};
+  const response = await fetch(path, body === undefined ? { headers } : {
+    method: "POST", headers: { ...headers, "Content-Type": "application/json" }, body: JSON.stringify(body),
   });
   const data = await response.json();
   if (!response.ok) throw new Error(data.error || response.statusText);
@@ -244,19 +249,38 @@ async function send(action) {
   }
 }
 
+function hangUp() {
+  const old = socket;
+  socket = null;  // before closing: its close is ours, not one to come back from
+  if (old) old.close();
+}
+
+// The server may close the socket (this page fell behind its events) or the network may drop it: the page comes
+// back while the game is on (the server abandons a game no page has listened to for a while). Refusals (a wrong
+// token 4403, an unknown game 4404, a flood 1008/1009) are final.
+const FINAL_CLOSE = [1008, 1009, 4403, 4404];
+
 function listen(id) {
-  if (socket) socket.close();
+  hangUp();
   const scheme = location.protocol === "https:" ? "wss" : "ws";
-  socket = new WebSocket(`${scheme}://${location.host}/api/games/${id}/events`);
-  socket.onmessage = (event) => {
+  const s = new WebSocket(`${scheme}://${location.host}/api/games/${id}/events?token=${encodeURIComponent(token)}`);
+  socket = s;
+  s.onmessage = (event) => {
     const v = JSON.parse(event.data);
     if (v.id === (view && view.id)) render(v);
+  };
+  s.onclose = (event) => {
+    if (socket !== s || FINAL_CLOSE.includes(event.code)) return;
+    setTimeout(() => {
+      if (socket === s && view && view.id === id && !view.over && !view.broken) listen(id);
+    }, 1000);
   };
 }
 
 async function start(promise) {
   try {
-    const v = await promise;
+    const { token: given, ...v } = await promise;
+    token = given;
     $("error").textContent = "";
     render(v);
     listen(v.id);
@@ -267,10 +291,19 @@ async function start(promise) {
 }
 
 // ---------------------------------------------------------------- the setup form
+// The agents offered are those the server seats at the chosen game and variant (a learned policy plays only the
+// levels it was trained on): every choice the form offers makes a game.
+function fillAgents() {
+  const game = catalog[$("game-choice").value];
+  const chosen = $("agent").value;
+  const agents = game.agents_by_variant[$("variant").value];
+  $("agent").replaceChildren(...agents.map((a) => new Option(a, a, false, a === chosen)));
+}
+
 function fillSetup() {
   const game = catalog[$("game-choice").value];
   $("variant").replaceChildren(...game.variants.map((v) => new Option(v, v, v === game.default, v === game.default)));
-  $("agent").replaceChildren(...game.agents.map((a) => new Option(a, a)));
+  fillAgents();
   $("agent-role").textContent = $("game-choice").value === "rook" ? "Opponent" : "Partner";
   $("pace-field").hidden = !game.paces;
   if (game.paces) {
@@ -293,8 +326,9 @@ $("setup-form").addEventListener("submit", (event) => {
 $("again-same").addEventListener("click", () => start(api(`/api/games/${view.id}/again`, { deal: "same" })));
 $("again-new").addEventListener("click", () => start(api(`/api/games/${view.id}/again`, { deal: "new" })));
 $("change").addEventListener("click", () => {
-  if (socket) socket.close();
+  hangUp();
   view = null;
+  token = null;
   $("play").hidden = true;
   $("setup").hidden = false;
 });
@@ -303,6 +337,7 @@ api("/api/catalog").then((c) => {
   catalog = c;
   $("game-choice").replaceChildren(...Object.entries(c).map(([name, g]) => new Option(g.title, name)));
   $("game-choice").addEventListener("change", fillSetup);
+  $("variant").addEventListener("change", fillAgents);
   fillSetup();
 });
 requestAnimationFrame(tickTimer);
