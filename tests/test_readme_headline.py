@@ -45,3 +45,12 @@ def test_the_quickstart_runs_as_written(capsys):
     assert "make_agent(" in code
     exec(compile(code, "README.md quickstart", "exec"), {})
     assert capsys.readouterr().out.strip() in ("win", "fall", "out_of_deals")
+
+
+def test_the_readmes_links_and_paths_exist_in_a_clone():
+    """Every relative link of the README, and every folder or file it names in code, is in the repository (the
+    README once pointed at a ``cardzoo/agents/...`` that a clone does not have)."""
+    links = re.findall(r"\]\((?!https?:|#)([^)]+)\)", README)
+    named = re.findall(r"`((?:agents|envs|evaluation|docs|seeds|training|play)/[\w./-]*\w)`", README)
+    missing = [p for p in links + named if not (ROOT / p).exists()]
+    assert len(links) > 10 and missing == [], missing
