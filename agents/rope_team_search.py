@@ -43,13 +43,11 @@ ridge beyond the cards seen. Open hands: the partner's hand is seen, only the ri
 Budget and time. Deterministic for a given seed (``reset(seed)``): the same observations give the same cards.
 The budget is the options of :class:`SearchOptions` (keyword arguments of the constructor, checked: an unknown or
 out-of-range option raises ``OptionError``): ``worlds`` drawn and weighted, ``rollouts`` games played out per
-decision. With the defaults (256 worlds, 384 rollouts) a decision takes 28 ms of CPU on average over whole
-games (one core; 18 % of decisions have one distinct card and cost under a millisecond, the others 34 ms on
-average; 99th percentile at most 62 ms on any level), measured on the report's deals by
-``python -m cardzoo.evaluation.rope_team_search_study``. Two search players won 95.3 / 94.0 / 81.0 / 73.5 % of
-those deals (easy / normal / hard / expert; 150, 150, 200, 200 deals) where two simple players won 92.7 / 82.7 /
-57.5 / 40.5 %; the intervals, paired comparisons, cross-play with the simple strategy and the causes of the losses
-are in ``evaluation/results/rope_team_search.json`` (and ``.csv``).
+decision. The CPU time of a decision with the defaults (mean, the cheap single-card decisions, the 99th
+percentile) and the win rates on the report's deals, with their intervals, paired comparisons against the simple
+strategy, cross-play and the causes of the losses, are in ``evaluation/results/rope_team_search.json`` (and
+``.csv``), made by ``python -m cardzoo.evaluation.studies.search_rope_team``; the report's Rope Team section
+prints them.
 """
 
 from __future__ import annotations

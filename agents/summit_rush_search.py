@@ -47,12 +47,10 @@ first): without this, the two seats waited for each other until the tick cap in 
 
 Budget and time. A decision costs ``candidates x worlds`` rollouts of at most ``depth`` ticks (each tick a
 blueprint move per pile and :func:`rules.play_tick`); a tick with one candidate is not searched. With the defaults
-(32 worlds, rollouts to the end, ``z = 1``; 64 worlds did no better on 50 Normal deals) a search team spends a mean
-of 7 ms of CPU per decision on Normal and on Hard (per seat, the memo shared; the slowest decision about 0.11 s),
-and a search seat with a simple or learned partner 12-14 ms (it pays the whole search every tick), on one core of
-the reference machine (an earlier run of the same search, on a busier machine, took twice as long); the untimed
-variants 2-6 ms: ``evaluation/results/summit_rush_search.json``, made by
-``python -m cardzoo.evaluation.summit_rush_search_study``. That is under the 50 ms the report can afford.
+(32 worlds, rollouts to the end, ``z = 1``; 64 worlds did no better on 50 Normal deals) a search team's two seats
+share one search per tick (the memo shared), while a search seat with a simple or learned partner pays the whole
+search every tick. The CPU time per decision of each setting is in ``evaluation/results/summit_rush_search.json``,
+made by ``python -m cardzoo.evaluation.studies.search_summit_rush``, within what the report can afford.
 
 Silent and talking games. The agent says nothing: in a talking game it picks among the moves with message 0, which
 are the silent moves themselves. It needs no env options: the number of piles comes from the mask's length, and

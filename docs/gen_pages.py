@@ -3,7 +3,8 @@
 - ``games/<game>.md``: the env's docstring (its documentation page: spaces, observation slices, rewards, info,
   options, version history), a rendered table, and the rules and rulings of ``seeds/<game>.md``;
 - ``report.md``: the committed evaluation report, ``evaluation/results/report/summary.md`` with its charts;
-- ``tutorials/train-with-your-library.md``, ``speed.md``, ``play.md``: sections of README.md;
+- ``results/<path>.png``: the committed result charts that the pages show (``![...](results/...)`` in a page under
+  ``docs/``), copied from ``evaluation/results/``;
 - ``reference/<package>.md``: the API reference (mkdocstrings) of every module;
 - ``changelog.md``: CHANGELOG.md.
 """
@@ -26,11 +27,7 @@ GAMES = {g.name: (g.title, g.env_id, g.doc_attr, g.rules_doc) for g in REGISTRY.
 REFERENCE = ("envs", "agents", "training", "evaluation", "play")
 # Old module names that re-export a moved module: left out of the reference, which shows each object once.
 SHIMS = ("evaluation/runner.py", "evaluation/moved")
-README_PAGES = {  # README section -> page
-    "Train with your own library": "tutorials/train-with-your-library.md",
-    "Speed": "speed.md",
-    "Play": "play.md",
-}
+RESULT_IMAGE = re.compile(r"!\[[^\]]*\]\((?:\.\./)*results/([^)]+\.png)\)")
 
 
 def docstring_to_markdown(text: str) -> str:
@@ -127,14 +124,16 @@ def game_pages() -> None:
             f.write("\n".join(body))
 
 
-def readme_pages() -> None:
-    readme = (ROOT / "README.md").read_text()
-    for title, page in README_PAGES.items():
-        found = re.search(rf"^## {re.escape(title)}\n(.*?)(?=^## |\Z)", readme, re.S | re.M)
-        if found is None:
-            raise SystemExit(f"README.md has no section '## {title}' for docs/{page}")
-        with mkdocs_gen_files.open(page, "w") as f:
-            f.write(f"# {title}\n\n" + local_links(found.group(1), ROOT, page))
+def result_images() -> None:
+    """The charts of ``evaluation/results/`` that a page under ``docs/`` shows, at ``results/`` on the site (the docs
+    folder holds no copy of them, so a chart is never stale)."""
+    for page in (ROOT / "docs").rglob("*.md"):
+        for path in RESULT_IMAGE.findall(page.read_text()):
+            source = ROOT / "evaluation" / "results" / path
+            if not source.is_file():
+                raise SystemExit(f"docs/{page.relative_to(ROOT / 'docs')} shows results/{path}: no such result file")
+            with mkdocs_gen_files.open(f"results/{path}", "wb") as f:
+                f.write(source.read_bytes())
 
 
 def report_page() -> None:
@@ -168,7 +167,7 @@ def changelog_page() -> None:
 
 
 game_pages()
-readme_pages()
+result_images()
 report_page()
 reference_pages()
 changelog_page()

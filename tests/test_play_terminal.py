@@ -216,9 +216,8 @@ def test_ctrl_c_saves_the_game_and_ends_in_one_line(tmp_path):
     assert json.loads((tmp_path / "game.json").read_text()) == entry["record"]
 
 
-def test_the_readme_play_commands_parse():
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
-    section = readme.split("\n## Play\n", 1)[1].split("\n## ", 1)[0]
+def test_the_play_page_commands_parse():
+    section = (Path(__file__).resolve().parents[1] / "docs" / "play.md").read_text()
     commands = [line.split("#")[0].split()[1:] for line in section.splitlines() if line.startswith("cardzoo ")]
     assert len(commands) == 3
     for argv in commands:

@@ -1,6 +1,6 @@
-"""The README's "Train with your own library" snippets run as written, and on every game: each is a tiny real
-training with the real library that must end with a finite loss, without one illegal move (an
-``IllegalActionWarning`` is an error here, so a library that ignored the mask would fail)."""
+"""The "Train with your own library" page's snippets (docs/tutorials/train-with-your-library.md) run as written, and
+on every game: each is a tiny real training with the real library that must end with a finite loss, without one
+illegal move (an ``IllegalActionWarning`` is an error here, so a library that ignored the mask would fail)."""
 
 from __future__ import annotations
 
@@ -11,18 +11,17 @@ from pathlib import Path
 import pytest
 import torch
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+PAGE = Path(__file__).resolve().parents[1] / "docs" / "tutorials" / "train-with-your-library.md"
 GAMES = ("rope_team", "summit_rush", "rook")
 
 
 def library_snippets() -> dict[str, str]:
-    """The Python blocks of the section, named by the bold library name that introduces each."""
-    section = README.read_text().split("## Train with your own library", 1)[1].split("\n## ", 1)[0]
-    blocks = re.findall(r"\*\*([^*]+)\*\*(?:(?!\*\*).)*?```python\n(.*?)```", section, re.S)
+    """The Python blocks of the page, named by the bold library name that introduces each."""
+    blocks = re.findall(r"\*\*([^*]+)\*\*(?:(?!\*\*).)*?```python\n(.*?)```", PAGE.read_text(), re.S)
     return dict(blocks)
 
 
-# AgileRL cannot share an environment with the other libraries (see the README): its snippets carry the `agilerl`
+# AgileRL cannot share an environment with the other libraries (see the page): its snippets carry the `agilerl`
 # marker, which the default test run deselects, and CI runs them in a venv of their own (`pytest -m agilerl`).
 OWN_VENV = {"AgileRL": pytest.mark.agilerl}
 # Ray RLlib pins an older gymnasium: its snippet carries the `rllib` marker, for a run without it
@@ -63,7 +62,7 @@ def test_snippet_trains_with_a_finite_loss(code, capsys, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # what a snippet writes (an exported policy) stays out of the checkout
     torch.manual_seed(0)
     namespace: dict = {}
-    exec(compile(code, "README.md", "exec"), namespace)
+    exec(compile(code, PAGE.name, "exec"), namespace)
     loss = namespace["loss"]
     assert math.isfinite(loss.item() if isinstance(loss, torch.Tensor) else float(loss))
     assert "loss" in capsys.readouterr().out

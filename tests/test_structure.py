@@ -233,3 +233,32 @@ def test_each_games_level_list_is_typed_at_most_twice():
             f"{game.name}'s levels are typed out in {len(places)} places ({', '.join(places)}); at most "
             f"{MAX_LEVEL_LISTS}: read them from the registry (cardzoo.envs.registry.GAMES[{game.name!r}].levels)")
     assert len(games) >= 2
+
+
+# ----------------------------------------------------------------------------- a short README
+MAX_README_LINES = 200
+
+
+def readme_problems(readme: str, version: str) -> list[str]:
+    """What keeps a README from being short and version-free: more than MAX_README_LINES lines, or the package's
+    own version string (a library pin such as ``torch==2.13.0`` may stay; ``version`` is pyproject's)."""
+    problems = []
+    if len(readme.splitlines()) > MAX_README_LINES:
+        problems.append(f"README.md has {len(readme.splitlines())} lines, at most {MAX_README_LINES}: move a "
+                        "section to a page in docs/ and link it")
+    if version in readme:
+        problems.append(f"README.md states the version {version}; pyproject.toml holds it (cite 'the version used')")
+    return problems
+
+
+def test_the_readme_is_short_and_names_no_version():
+    import re
+
+    version = re.search(r'^version = "(.+)"$', (ROOT / "pyproject.toml").read_text(), re.M).group(1)
+    assert readme_problems((ROOT / "README.md").read_text(), version) == []
+
+
+def test_the_readme_guard_sees_a_long_readme_and_a_version():
+    assert readme_problems("# x\n" * 199 + "torch==2.13.0\n", "0.2.0") == []
+    assert len(readme_problems("# x\n" * 201, "0.2.0")) == 1
+    assert "0.2.0" in readme_problems("note = {Version 0.2.0}\n", "0.2.0")[0]

@@ -26,16 +26,14 @@ from the batched engines (``cardzoo.envs.batched``) and sends back an array of a
   ``exp`` takes a 100x slower path on -1e9); sampling by the Gumbel-max trick instead of ``Categorical`` (its
   argument checks, ``logsumexp`` and ``multinomial`` cost ~5 us a decision in rollouts, the sampling here ~1 us);
   ``index_select`` for minibatches (~2.5x faster than fancy indexing); fused Adam and ``foreach`` gradient clipping.
-  Back to back at load ~7 (minibatches of 4096): 13.2k decisions per CPU-second for the previous version of this
-  loop, 16.8k for this one. Tried and dropped: the actor's and critic's first layers as one matrix product of twice
-  the width (slower: the concatenation and the split's backward cost more than the larger product saves), and the
-  first layer as a sum of weight rows over the ~38 of 464 observation entries that are 1 (``embedding_bag``: finding
-  the entries costs ~1.4 us a decision, as much as it saves; its backward is much slower than the dense one).
-* Profile (``python -m cardzoo.evaluation.batched_bench trainer``, ``evaluation/results/batched/trainer.json``: Rope
-  Team, the defaults, one torch thread, load ~1), CPU microseconds per decision: update forward 16.2, backward 17.4,
-  minibatch gather 2.0, Adam 2.1; rollout forward 3.3, sampling 0.8, engine step 2.3, observation and mask to
-  tensors 0.4, advantages 0.1; 45 in all. The network's matrix products alone, timed apart, take 27-33 of them (two
-  runs: the rollout's forward ~3, then 6-7.5 per epoch, ~100-120 GFLOP/s on one core): the update is the bound,
+  Back to back, this loop was faster than its previous version (the speed page of the docs). Tried and dropped: the
+  actor's and critic's first layers as one matrix product of twice the width (slower: the concatenation and the
+  split's backward cost more than the larger product saves), and the first layer as a sum of weight rows over the
+  ~38 of 464 observation entries that are 1 (``embedding_bag``: finding the entries costs ~1.4 us a decision, as
+  much as it saves; its backward is much slower than the dense one).
+* Profile (``python -m cardzoo.evaluation.benchmarks.batched trainer``, ``evaluation/results/batched/trainer.json``:
+  Rope Team, the defaults, one torch thread), CPU microseconds per decision of each part of the update and of the
+  rollouts, and of the network's matrix products timed apart: they take most of the update, which is the bound,
   whatever the engine. Each run's ``run.json`` holds its own profile.
 * Output (``--out``): ``policy.npz`` (best by evaluation), ``final.npz``, ``checkpoints/``, ``curve.csv``,
   ``curve.png``, ``run.json`` (options, command, steps, wall time, env steps per second, profile) -- the SB3 path's

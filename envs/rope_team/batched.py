@@ -23,15 +23,13 @@ Deals. Each game's deals are ``np.random.default_rng(seed).permutation(52)``, dr
 draw them (the first is the deck, later ones are reshuffles of the 43 cards off the ridge), computed for many
 seeds at once by :mod:`cardzoo.envs.common.generators` a block of seeds ahead of need.
 
-Speed, and numpy over numba or JAX. Random legal play with the observation and mask read at every decision, CPU
-time, this project's 2-core machine (load average ~2; ``python -m cardzoo.evaluation.batched_bench engine``, results
-in ``evaluation/results/batched/``): 895,000 decisions per CPU-second with N = 4096 games and 1,018,000 with N =
-65,536, 71 times the single env's loop measured in the same run (14,400); shared with other jobs (load average ~9)
-an earlier run measured 723,000 and 891,000. The step itself is ~60 whole-array numpy operations (play, trick, pull,
-deal) plus the observation words; numba was measured only where a per-game loop is unavoidable, the deals' shuffles:
-18 µs per game in numpy array operations against 1.9 µs compiled, which lifted the engine from 455,000 to 650,000
-decisions per CPU-second at N = 4096 in back-to-back runs; so deals use numba when it is installed, and the rest
-stays numpy.
+Speed, and numpy over numba or JAX. Decisions per CPU-second against N and against the single env's loop, random
+legal play with the observation and mask read at every decision: ``evaluation/results/batched/`` (made by
+``python -m cardzoo.evaluation.benchmarks.batched engine``; the speed page of the docs shows them). The step itself
+is whole-array numpy operations (play, trick, pull, deal) plus the observation words; numba was measured only where
+a per-game loop is unavoidable, the deals' shuffles, where compiled code is an order of magnitude faster per game
+and lifted the whole engine in back-to-back runs; so deals use numba when it is installed, and the rest stays
+numpy.
 JAX was not tried: the whole engine would have to become traced functions, for a CPU-only project.
 """
 

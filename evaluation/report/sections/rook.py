@@ -93,7 +93,7 @@ def _learned_lines(settings: Settings, out: Section) -> list[str]:
         return ["", "No learned Rook policy is shipped."]
     lines = ["", "**Learned policies** (MaskablePPO after cloning the heuristic, with the heuristic's choice as an "
              "extra input, self-play against a pool of its earlier snapshots, the heuristic and random play; see "
-             "`cardzoo/agents/policies/README.md`; `learned`: 4.5M steps at smaller step sizes, "
+             "`agents/policies/README.md`; `learned`: 4.5M steps at smaller step sizes, "
              "`learned_v1`, the previous `learned`: 300k), single rounds with seats swapped:", "",
              "| matchup | single rounds won | ties |", "|---|---:|---:|"]
     against_heuristic = {}

@@ -186,7 +186,7 @@ def rope_team(settings: Settings) -> Section:
             "",
             "One policy plays every level and both seats (parameter sharing), each seat acting on its own "
             "observation; trained by PPO after a warm start that clones the simple strategy (see "
-            "`cardzoo/agents/policies/README.md` for the commands, seeds, steps and wall time). `learned` and "
+            "`agents/policies/README.md` for the commands, seeds, steps and wall time). `learned` and "
             "`learned_v1` read, besides the observation, the simple strategy's value of each card (computed from "
             "the same observation), and learn when to deviate from it: `learned` is 50 minutes of the batched "
             "trainer (`cardzoo train rope_team --backend batched`), `learned_v1` 2M steps of MaskablePPO; "

@@ -227,7 +227,7 @@ def summit_rush(settings: Settings) -> Section:
             "",
             "Learned policies (one per level, both seats share it; PPO with the simple strategy's choice as an "
             "extra input computed from the same observation, after cloning it; see "
-            "`cardzoo/agents/policies/README.md`). `learned` (the batched trainer) reads the strategy's move as the "
+            "`agents/policies/README.md`). `learned` (the batched trainer) reads the strategy's move as the "
             "agent plays it (`summit_rush_simple_exact`: the seat with more stock left turns); `learned_v1` "
             "(MaskablePPO) read a memory-less copy that always let the lower seat turn, which differs from the "
             "strategy on about a fifth of its decisions. `learned` minus the simple strategy, same deals: "

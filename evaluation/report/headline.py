@@ -1,0 +1,77 @@
+"""The README's headline results table, generated from the committed report's ``results.json`` so the README never
+holds a typed figure: ``python -m cardzoo.evaluation.report.headline`` rewrites the part of README.md between the
+``<!-- results -->`` markers, and ``tests/test_readme_headline.py`` checks that the README equals what this writes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import textwrap
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+RESULTS = ROOT / "evaluation" / "results" / "report" / "results.json"
+README = ROOT / "README.md"
+BEGIN, END = "<!-- results -->", "<!-- /results -->"
+TITLES = {"rope_team": "Rope Team", "summit_rush": "Summit Rush", "rook": "Rook for Two"}
+# Columns of the cooperative games: header -> the report's source name.
+COLUMNS = {"document": "document", "simple strategy": "simple", "learned": "learned", "search": "search",
+           "random": "random", "ceiling (oracle)": "ceiling"}
+# Rook is competitive: a row per opponent, single rounds won (the baseline is its heuristic).
+ROOK = {"single rounds won against random": {"simple strategy": "heuristic vs random", "learned": "learned vs random"},
+        "single rounds won against the heuristic": {"learned": "learned vs heuristic",
+                                                    "search": "search vs heuristic"}}
+
+
+def _cell(row: dict | None, column: str, full: int) -> str:
+    if row is None:
+        return "–"
+    digits = 2 if column == "ceiling (oracle)" else 1
+    text = f"{100 * row['rate']:.{digits}f}%"
+    if row["low"] is not None and row["games"] != full:  # fewer games than the report's matchups: say how many
+        text += f" ({row['games']:,})"
+    return text
+
+
+def table(results: dict) -> str:
+    """The headline table (Markdown) of a report's ``results.json`` content."""
+    full = results["meta"]["games_per_matchup"]
+    rows = {(r["game"], r["setting"], r["source"]): r for r in results["rows"]}
+    caption = (f"Win rates from the committed report: {full:,} games per matchup on the same deals, a cell on "
+               "another number of games gives it in parentheses (the search agents are slower and play fewer). The "
+               "baseline is each game's simple strategy (Rook: its heuristic); the document column is the rule "
+               "document's own figure for its strategy.")
+    lines = [textwrap.fill(caption, 116), "",
+             "| game | setting | " + " | ".join(COLUMNS) + " |", "|---|---|" + "---:|" * len(COLUMNS)]
+    for game in ("rope_team", "summit_rush"):
+        settings = dict.fromkeys(s for (g, s, source) in rows if g == game and source in ("document", "learned"))
+        for setting in settings:
+            cells = [_cell(rows.get((game, setting, source)), column, full) for column, source in COLUMNS.items()]
+            lines.append(f"| {TITLES[game]} | `{setting}` | " + " | ".join(cells) + " |")
+    for setting, sources in ROOK.items():
+        single = {s: r for (g, kind, s), r in rows.items() if g == "rook" and kind == "single round"}
+        cells = [_cell(single.get(sources.get(column, "")), column, full) for column in COLUMNS]
+        lines.append(f"| {TITLES['rook']} | {setting} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def readme_with_table(readme: str, results: dict) -> str:
+    """``readme`` with its marked part replaced by :func:`table`; a README without both markers is an error."""
+    if readme.count(BEGIN) != 1 or readme.count(END) != 1 or readme.index(BEGIN) > readme.index(END):
+        raise ValueError(f"README.md needs one {BEGIN} ... {END} pair around the results table")
+    head, rest = readme.split(BEGIN)
+    return head + BEGIN + "\n" + table(results) + "\n" + END + rest.split(END, 1)[1]
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--results", type=Path, default=RESULTS)
+    parser.add_argument("--readme", type=Path, default=README)
+    args = parser.parse_args(argv)
+    results = json.loads(args.results.read_text())
+    args.readme.write_text(readme_with_table(args.readme.read_text(), results))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,56 @@
+"""The README's headline results table is the committed report's, written by ``cardzoo.evaluation.report.headline``
+(a figure typed by hand would drift from the report), and the README's quickstart runs as written."""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from cardzoo.evaluation.report import headline
+
+ROOT = Path(__file__).resolve().parents[1]
+README = (ROOT / "README.md").read_text()
+RESULTS = json.loads(headline.RESULTS.read_text())
+
+
+def test_the_readme_table_is_the_committed_results():
+    assert headline.readme_with_table(README, RESULTS) == README, (
+        "README.md's results table is not the committed report's: run python -m cardzoo.evaluation.report.headline")
+
+
+def test_the_table_follows_the_results():
+    """A changed result changes its cell (so the comparison above can fail), and each game has its rows."""
+    table = headline.table(RESULTS)
+    assert all(title in table for title in headline.TITLES.values())
+    changed = copy.deepcopy(RESULTS)
+    row = next(r for r in changed["rows"] if (r["game"], r["setting"], r["source"]) == ("rope_team", "hard", "learned"))
+    before = f"{100 * row['rate']:.1f}%"
+    row["rate"] = 0.123
+    assert before in table and "| 12.3% |" in headline.table(changed)
+    assert headline.readme_with_table(README, changed) != README
+
+
+def test_the_markers_are_required():
+    with pytest.raises(ValueError, match="results"):
+        headline.readme_with_table(README.replace(headline.END, ""), RESULTS)
+
+
+def test_the_quickstart_runs_as_written(capsys):
+    quickstart = README.split("## Quickstart", 1)[1].split("\n## ", 1)[0]
+    [code] = re.findall(r"```python\n(.*?)```", quickstart, re.S)
+    assert "make_agent(" in code
+    exec(compile(code, "README.md quickstart", "exec"), {})
+    assert capsys.readouterr().out.strip() in ("win", "fall", "out_of_deals")
+
+
+def test_the_readmes_links_and_paths_exist_in_a_clone():
+    """Every relative link of the README, and every folder or file it names in code, is in the repository (the
+    README once pointed at a ``cardzoo/agents/...`` that a clone does not have)."""
+    links = re.findall(r"\]\((?!https?:|#)([^)]+)\)", README)
+    named = re.findall(r"`((?:agents|envs|evaluation|docs|seeds|training|play)/[\w./-]*\w)`", README)
+    missing = [p for p in links + named if not (ROOT / p).exists()]
+    assert len(links) > 10 and missing == [], missing
