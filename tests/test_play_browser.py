@@ -361,7 +361,7 @@ def test_the_summit_rush_log_shows_the_moves(served, page):
         page.wait_for_timeout(100)
     lines = [li.text_content() for li in page.locator("#log li").all()]
     assert all(" went onto " in line or " stock: " in line for line in lines), lines
-    assert any(line.endswith("went onto your pile") for line in lines), lines  # the cards clicked, among them
+    assert any(" went onto " in line for line in lines), lines  # the cards clicked (onto whichever pile they fit)
     assert page.text_content("#rules-text").startswith("Summit Rush:")
     page.click("#leave")
 
