@@ -5,6 +5,10 @@ and the moves made at the table as everyone there sees them (a card played face 
 only as "a card"). It never reads the game state, so the browser and the terminal show no more than the observation
 holds; ``tests/test_play_server.py`` resamples the hidden cards and checks that the JSON stays the same.
 
+A Summit Rush seat's log is what it sees change on the table each tick (a peak card gone and the pile that took it,
+a stock turned), as nobody's actions are read. Each game's rules and legend, for the page and for the terminal's
+``?``, are ``rules_text(game)``.
+
 Moves are named as players name them (``Move``): a card by its two characters (``QS``; ``10s``/``ts`` for a ten,
 any case), a bid by its amount, a draw by ``up``/``hidden``; ``pick`` reads what a player typed.
 """
