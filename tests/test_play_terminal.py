@@ -303,3 +303,14 @@ def test_summit_rush_log_shows_the_moves_seen_on_the_table():
             break
     assert len(view.log) >= 10 and all(" went onto " in line or " stock: " in line for line in view.log), view.log
     assert any(line.startswith("Partner") for line in view.log) or any("partner's pile" in line for line in view.log)
+
+
+def test_every_registered_game_has_its_rules_and_legend():
+    """The page and the terminal's ``?`` read one rules file per game: a registered game without one fails here."""
+    from cardzoo.envs.registry import GAMES
+    from cardzoo.play.views import rules_text
+
+    texts = {spec.env_id: rules_text(spec.env_id) for spec in GAMES.values()}
+    assert len(texts) == len(GAMES) >= 3
+    assert all("\nLegend\n" in text and max(map(len, text.splitlines())) <= 118 for text in texts.values())
+    assert len(set(texts.values())) == len(texts)
