@@ -11,7 +11,8 @@ types a number or names the move:
   pile it fits (``7h 1`` or ``7h@1`` chooses pile 1); ``t`` turns your stock, ``w`` waits. In a talking game
   (the default) add a message after ``>``: ``7h > I need a 9``, ``w > need 9``, ``> turn`` (say it and wait);
   ``??`` lists the messages and their short forms.
-- ``?`` shows this help again, ``q`` quits (the game so far is saved).
+- ``?`` shows this help again with the game's rules in short and the legend of its table (the same text as the
+  play page's "Rules and legend" panel), ``q`` leaves the game (the game so far is saved, unfinished).
 
 A line that names no legal move is refused with the reason and asked again: the env runs strict
 (``illegal_action="raise"``), so no typo can end a game. Input may come from a pipe (each line one answer, echoed).
@@ -28,7 +29,7 @@ from cardzoo.envs.common.errors import IllegalActionError
 from cardzoo.envs.rook import rules as rook
 
 from .table import Table, TickTable, refusal
-from .views import SeatView, SummitRushView, card_aliases, letters, pick, squeeze
+from .views import SeatView, SummitRushView, card_aliases, letters, pick, rules_text, squeeze
 
 HELP = {
     "rope_team_v0": "Type a card (QS, 10h, th) or its number. ? help, q quit.",
@@ -94,6 +95,7 @@ class Terminal:
                 raise Quit
             if word in ("?", "help"):
                 self.write(__doc__.split("\n\n", 1)[1].strip().replace("``", ""))
+                self.write("\n" + rules_text(self.table.game))
             elif word == "??":
                 self.list_messages(view)
             elif not word:

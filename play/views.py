@@ -5,6 +5,10 @@ and the moves made at the table as everyone there sees them (a card played face 
 only as "a card"). It never reads the game state, so the browser and the terminal show no more than the observation
 holds; ``tests/test_play_server.py`` resamples the hidden cards and checks that the JSON stays the same.
 
+A Summit Rush seat's log is what it sees change on the table each tick (a peak card gone and the pile that took it,
+a stock turned), as nobody's actions are read. Each game's rules and legend, for the page and for the terminal's
+``?``, are ``rules_text(game)``.
+
 Moves are named as players name them (``Move``): a card by its two characters (``QS``; ``10s``/``ts`` for a ten,
 any case), a bid by its amount, a draw by ``up``/``hidden``; ``pick`` reads what a player typed.
 """
@@ -12,6 +16,7 @@ any case), a bid by its amount, a draw by ``up``/``hidden``; ``pick`` reads what
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -33,6 +38,14 @@ from cardzoo.envs.summit_rush import rules as summit
 from cardzoo.envs.summit_rush.render import CELL, COLUMNS
 
 LOG_LINES = 12  # log lines the browser gets (the terminal prints each line as it happens)
+# Each game's rules in short and the legend of its table, one text per game: the page fetches it as a static file
+# (/static/rules-<env id>.txt) and the terminal prints it for ``?``, so both say the same.
+RULES = Path(__file__).resolve().parent / "static"
+
+
+def rules_text(game: str) -> str:
+    """The rules in short and the legend of ``game``'s table (``game`` is an env id: ``rope_team_v0``)."""
+    return (RULES / f"rules-{game}.txt").read_text(encoding="utf-8").strip()
 
 
 # ---------------------------------------------------------------------------- moves as people name them
@@ -330,12 +343,28 @@ class SummitRushView(SeatView):
 
     def observe(self, observation: np.ndarray, mask: np.ndarray) -> None:
         t = self.describe(observation)
+        if self.table:
+            self._moves_seen(self.table, t)
         for p, heard in enumerate(t["heard"] or []):
             if heard is not None and heard[1] == 0:  # said during the last tick, heard now
                 self._say(f"{self.who(p)} said \"{heard[0]}\"")
         self.table = t
         moves = np.flatnonzero(mask[: self.config.n_moves])
         self.legal = [self._move(int(a), t, moves) for a in moves]
+
+    def _moves_seen(self, before: dict[str, Any], t: dict[str, Any]) -> None:
+        """Log the tick's moves as the table shows them: the peak cards gone and the piles they went onto, the
+        stocks turned. (Nobody's actions are read: the log holds only what the seat sees change.)"""
+        turned = [p for p, (old, new) in enumerate(zip(before["stock_left"], t["stock_left"], strict=True))
+                  if new < old]
+        for p in turned:
+            self._say(f"{self.who(p)} turned {'your' if p == self.seat else 'their'} stock: "
+                      f"{card_pretty(STANDARD_CARDS[t['piles'][p]])}")
+        for old, new in zip(before["peaks"], t["peaks"], strict=True):
+            if old not in (None, "??") and new is None:
+                onto = [p for p, top in enumerate(t["piles"]) if top == old and p not in turned]
+                where = self.pile_name(onto[0]) if onto else "a pile"
+                self._say(f"{card_pretty(STANDARD_CARDS[old])} went onto {where}")
 
     def pile_name(self, pile: int) -> str:
         return "your pile" if pile == self.seat else f"{self.who(pile)}'s pile"

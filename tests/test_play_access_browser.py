@@ -17,7 +17,7 @@ from playwright.sync_api import sync_playwright
 from cardzoo.play.server import create_app
 
 from .test_play_access import running
-from .test_play_browser import CHROMIUM, FLAGS
+from .test_play_browser import launch
 
 
 @pytest.fixture(scope="module")
@@ -53,7 +53,7 @@ def elsewhere():
 @pytest.fixture(scope="module")
 def browser():
     with sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        chromium = launch(p)
         yield chromium
         chromium.close()
 

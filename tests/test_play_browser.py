@@ -21,14 +21,28 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import sync_playwright
 
 from cardzoo.play import records
-from cardzoo.play.views import outcome_text
+from cardzoo.play.views import outcome_text, rules_text
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+CHROMIUM = os.environ.get("CARDZOO_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
 FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
          "--disable-component-update", "--disable-sync"]  # headless, with a fresh profile: Playwright's own
+INSTALL = "apt-get install chromium"
+
+
+def launch(playwright):
+    """Debian's chromium through Playwright, for every browser test (test_play_access_browser.py too). Without it
+    the tests fail with one line saying how to install it, not Playwright's traceback (nothing is downloaded)."""
+    if not Path(CHROMIUM).is_file():
+        pytest.fail(f"chromium is missing ({CHROMIUM}): install it with `{INSTALL}`", pytrace=False)
+    try:
+        return playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+    except PlaywrightError as err:
+        first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+        pytest.fail(f"chromium ({CHROMIUM}) did not start: {first}; (re)install it with `{INSTALL}`", pytrace=False)
 SEED = 0  # cardzoo serve --seed: the same deals, so the same games' lengths, on every run
 _DRAWS = random.Random(SEED)
 DEALS = [_DRAWS.getrandbits(64) for _ in range(3)]  # the seeds of that server's first three new deals
@@ -74,7 +88,7 @@ def served(tmp_path_factory):
 @pytest.fixture(scope="module")
 def page():
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        browser = launch(p)
         tab = browser.new_page(viewport={"width": 1000, "height": 760})
         errors = []
         tab.on("pageerror", lambda err: errors.append(str(err)))
@@ -283,3 +297,113 @@ def test_a_page_whose_events_socket_drops_comes_back_to_its_game(served, page):
     page.wait_for_timeout(2000)
     assert len(sockets) == 2 and sockets[1] == sockets[0]
     page.click("#change")  # leave the game (the server abandons it later)
+
+
+# ---------------------------------------------------------------------------- at the table
+def hand_state(page) -> tuple[set[str], set[str], set[str]]:
+    """The codes of the hand's cards, of those shown playable and of those dimmed."""
+    hand = page.locator("#table .row:last-child .card")
+    codes = {el.get_attribute("data-code") for el in hand.all()}
+    legal = {el.get_attribute("data-code") for el in page.locator("#table .row:last-child .card.legal").all()}
+    dimmed = {el.get_attribute("data-code") for el in page.locator("#table .row:last-child .card.illegal").all()}
+    return codes, legal, dimmed
+
+
+def test_the_rules_and_legend_panel_and_the_dimmed_cards(served, page, shots):
+    """The "Rules and legend" panel holds the text the terminal prints for ``?`` (the game's own); in a trick to
+    follow, the hand's cards that cannot be played are dimmed, exactly those that are not legal moves."""
+    url, _ = served
+    deal(page, url, "rope_team", "easy", "player_1", "simple")
+    assert not page.is_visible("#rules-text")  # folded until asked for
+    page.click("#rules summary")
+    page.wait_for_function("document.getElementById('rules-text').textContent.length > 0")
+    assert page.is_visible("#rules-text")
+    assert page.text_content("#rules-text").strip() == rules_text("rope_team_v0")
+    rng = np.random.default_rng(1)
+    for _ in range(30):  # play until the partner led and not every card follows
+        codes, legal, dimmed = hand_state(page)
+        wanted = {m["code"] for m in page.evaluate("view.legal")}
+        assert legal == wanted
+        assert dimmed == (codes - legal if legal else set())  # nothing is dimmed while it is not your turn
+        if dimmed:
+            break
+        steps = page.get_attribute("#table", "data-steps")
+        cards = page.locator(".card.legal")
+        cards.nth(int(rng.integers(cards.count()))).click()
+        page.wait_for_function("s => document.getElementById('table').dataset.steps !== s", arg=steps)
+    else:
+        raise AssertionError("no trick to follow in 30 moves")
+    assert all(float(page.locator(f'#table .row:last-child .card[data-code="{c}"]').evaluate(
+        "el => getComputedStyle(el).opacity")) < 0.6 for c in dimmed)
+    page.screenshot(path=str(shots / "play_rope_team_rules.png"), full_page=True)
+    dim = page.locator("#table .row:last-child .card.illegal").first
+    dim.click(force=True)  # a dimmed card does nothing
+    page.wait_for_timeout(300)
+    assert page.text_content("#error") == "" and hand_state(page)[2] == dimmed
+
+    deal(page, url, "rook", "one round", "player_1", "heuristic")  # player_1 does not deal: she bids first
+    page.wait_for_selector("#moves button.move")
+    assert page.evaluate("view.table.phase") == "bid"
+    assert page.locator(".card.illegal").count() == 0  # no card is playable while bidding: none is dimmed
+    page.wait_for_function("document.getElementById('rules-text').textContent.startsWith('Rook for Two')")
+    assert page.text_content("#rules-text").strip() == rules_text("rook_v0")
+
+
+def test_the_summit_rush_log_shows_the_moves(served, page):
+    """The log under the table fills with the cards played and the stocks turned, as the table shows them."""
+    url, _ = served
+    deal(page, url, "summit_rush", "normal, silent", "player_0", "simple", seconds="0.2")
+    deadline = time.monotonic() + 30
+    while page.locator("#log li").count() < 4:
+        assert time.monotonic() < deadline and not page.is_visible("#summary"), page.evaluate("view.log")
+        with contextlib.suppress(Exception):  # the tick came first and the card moved away: real time
+            page.locator("#peaks .card.legal").first.click(timeout=500)
+        page.wait_for_timeout(100)
+    lines = [li.text_content() for li in page.locator("#log li").all()]
+    assert all(" went onto " in line or " stock: " in line for line in lines), lines
+    assert any(" went onto " in line for line in lines), lines  # the cards clicked (onto whichever pile they fit)
+    assert page.text_content("#rules-text").startswith("Summit Rush:")
+    page.click("#leave")
+
+
+def test_leaving_a_game_goes_back_to_the_form_and_the_server_abandons_it(tmp_path, page):
+    """"Leave this game" shows the setup form and closes the page's events socket: with no page left, the server
+    saves the game as abandoned after its grace period (here 1 s)."""
+    from cardzoo.play.liveness import Liveness
+    from cardzoo.play.server import create_app
+
+    from .test_play_access import running
+
+    data = tmp_path / "data"
+    app = create_app(data, seed=0, liveness=Liveness(grace_seconds=1.0))
+    with running(app) as port:
+        url = f"http://127.0.0.1:{port}/"
+        deal(page, url, "rope_team", "easy", "player_0", "simple")
+        assert page.is_visible("#leave")
+        steps = page.get_attribute("#table", "data-steps")
+        page.locator(".card.legal").first.click()
+        page.wait_for_function("s => document.getElementById('table').dataset.steps !== s", arg=steps)
+        game = page.evaluate("view.id")
+        page.click("#leave")
+        assert page.is_visible("#setup-form") and not page.is_visible("#play")
+        assert page.evaluate("socket === null && view === null && token === null")
+        deadline = time.monotonic() + 20
+        while not (data / records.GAMES_FILE).exists():
+            assert time.monotonic() < deadline, "the game left was not saved"
+            time.sleep(0.2)
+        [(_, entry)] = records.read(data / records.GAMES_FILE)
+        assert entry["game"] == game and entry["abandoned"] is True and entry["finished"] is False
+        deal(page, url, "rope_team", "easy", "player_0", "simple")  # the form deals a new game
+        assert page.evaluate("view.id") != game and page.is_visible("#leave")
+
+
+def test_a_missing_chromium_fails_in_one_line_that_says_how_to_install_it(tmp_path):
+    missing = tmp_path / "no-chromium"
+    test = f"{__file__}::test_leaving_a_game_goes_back_to_the_form_and_the_server_abandons_it"
+    result = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", test],
+                            capture_output=True, text=True, timeout=120, cwd=Path(__file__).parent.parent,
+                            env={**os.environ, "CARDZOO_CHROMIUM": str(missing)})
+    out = result.stdout
+    assert result.returncode != 0
+    assert f"chromium is missing ({missing}): install it with `apt-get install chromium`" in out, out
+    assert "Traceback" not in out and "sync_api" not in out and "def launch" not in out, out

@@ -256,3 +256,60 @@ def test_a_learned_talking_partner_hears_and_speaks_at_a_talking_table():
         hard.tick({})
     learned_talk = getattr(hard.agents[1], "agent", hard.agents[1])  # the table's deaf wrapper, if any
     assert learned_talk.chosen == {"simple_talk agent (fallback, not a trained policy)"}
+
+
+@pytest.mark.parametrize("game, players, title, words", [
+    ("rope_team_v0", ["human", "simple"], "Rope Team", ["coin", "camp", "ropes", "fall", "2-7 pull 0 steps"]),
+    ("rook_v0", ["human", "heuristic"], "Rook for Two", ["ROOK", "the Nest", "draw pile", "contract", "500"]),
+    ("summit_rush_v0", ["human", "simple"], "Summit Rush", ["peaks", "pile", "stock", "round the corner", "wait"]),
+])
+def test_question_mark_shows_the_rules_and_legend_of_the_game_being_played(game, players, title, words):
+    """``?`` prints the typing help, then this game's rules and legend: the same file the play page shows."""
+    from cardzoo.play.terminal import Quit, Terminal
+    from cardzoo.play.views import rules_text
+
+    table = Table.open(game, {}, players, seed=0)
+    typed, out = iter(["?\n", "q\n"]), []
+    terminal = Terminal(table, read=lambda: next(typed), write=lambda *a, **k: out.append(" ".join(map(str, a))),
+                        echo=False)
+    with pytest.raises(Quit):
+        terminal.run()
+    text = "\n".join(out)
+    rules = rules_text(game)
+    assert "At each of the person's turns" in text and rules in text
+    assert rules.startswith(title + ":")
+    assert "Legend" in rules and all(word in rules for word in words), rules
+    others = {g for g in ("rope_team_v0", "rook_v0", "summit_rush_v0") if g != game}
+    assert not any(rules_text(other) in text for other in others)
+
+
+def test_summit_rush_log_shows_the_moves_seen_on_the_table():
+    """The log of a Summit Rush seat fills with what changed on the table: each peak card gone and the pile it went
+    onto, each stock turned (it used to stay empty in a silent game)."""
+    table = Table.open("summit_rush_v0", {"talk": False}, ["human", "simple"], seed=3)
+    view = table.views[0]
+    turned = False
+    for _ in range(20):
+        cards = [m for m in view.legal if m.kind == "card"]
+        before = list(view.table["piles"])
+        move = cards[0] if cards else next(m for m in view.legal if m.kind == "turn")
+        turned |= move.kind == "turn"
+        table.tick({0: move.action})
+        if move.kind == "card":
+            assert f"{move.label.split(' -> ')[0]} went onto {move.label.split(' -> ')[1]}" in view.log, view.log
+        assert view.table["piles"] != before
+        if table.over:
+            break
+    assert len(view.log) >= 10 and all(" went onto " in line or " stock: " in line for line in view.log), view.log
+    assert any(line.startswith("Partner") for line in view.log) or any("partner's pile" in line for line in view.log)
+
+
+def test_every_registered_game_has_its_rules_and_legend():
+    """The page and the terminal's ``?`` read one rules file per game: a registered game without one fails here."""
+    from cardzoo.envs.registry import GAMES
+    from cardzoo.play.views import rules_text
+
+    texts = {spec.env_id: rules_text(spec.env_id) for spec in GAMES.values()}
+    assert len(texts) == len(GAMES) >= 3
+    assert all("\nLegend\n" in text and max(map(len, text.splitlines())) <= 118 for text in texts.values())
+    assert len(set(texts.values())) == len(texts)

@@ -16,8 +16,26 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
-# Colour-blind-safe (Okabe-Ito), in the order sources first appear.
+# Colour-blind-safe (Okabe-Ito): the colours of series that are not agents, in the order they first appear.
 PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000")
+# One colour per agent in every chart (bars, lines, quantities, scaling), whatever else the chart shows and in
+# whatever order: the same agent is never blue in one chart and green in the next. Okabe-Ito first, then Paul Tol's
+# colour-blind-safe "muted" set for the agents beyond seven. A new agent that charts show gets its line here.
+AGENT_COLOURS = {
+    "simple": "#0072B2", "random": "#E69F00", "ceiling": "#009E73", "learned": "#CC79A7", "learned_v1": "#56B4E9",
+    "search": "#D55E00", "simple_talk": "#F0E442", "learned_talk": "#882255", "learned_plain": "#44AA99",
+    "heuristic": "#332288", "oracle": "#999933", "learned_seed1": "#AA4499",
+}
+
+
+def colours(names) -> dict[str, str]:
+    """The colour of each of ``names``: an agent's own (``AGENT_COLOURS``); any other series the palette's
+    colours in order, skipping those of the agents in the same chart so that no two series share one."""
+    names = list(dict.fromkeys(names))
+    taken = {AGENT_COLOURS[n] for n in names if n in AGENT_COLOURS}
+    spare = [c for c in PALETTE if c not in taken] or list(PALETTE)
+    others = [n for n in names if n not in AGENT_COLOURS]
+    return {n: AGENT_COLOURS[n] if n in AGENT_COLOURS else spare[others.index(n) % len(spare)] for n in names}
 
 
 @dataclass(frozen=True)
@@ -27,6 +45,7 @@ class Bar:
     low: float | None = None
     high: float | None = None
     reported: bool = False  # a figure reported elsewhere (the document's), drawn as a marker, not a bar
+    agent: str | None = None  # the agent whose colour the bar takes, when ``source`` is a longer label
 
 
 def available() -> bool:
@@ -66,6 +85,8 @@ def bar_figure(title: str, groups: dict[str, list[Bar]], y_label: str = "win rat
     """The matplotlib figure of :func:`bar_chart`."""
     plt = _pyplot()
     sources = list(dict.fromkeys(b.source for bars in groups.values() for b in bars if not b.reported))
+    agent_of = {b.source: b.agent or b.source for bars in groups.values() for b in bars if not b.reported}
+    colour = colours(agent_of[s] for s in sources)
     reported = list(dict.fromkeys(b.source for bars in groups.values() for b in bars if b.reported))
     width = 0.8 / max(len(sources), 1)
     fig, ax = plt.subplots(figsize=(max(6.0, 1.2 * len(groups) * max(len(sources), 1) * 0.45 + 2), 4.2))
@@ -80,7 +101,7 @@ def bar_figure(title: str, groups: dict[str, list[Bar]], y_label: str = "win rat
                     high = bar.value if bar.high is None else bar.high
                     errors[0].append(100 * (bar.value - low))
                     errors[1].append(100 * (high - bar.value))
-        ax.bar(xs, ys, width * 0.92, yerr=errors, capsize=2, label=source, color=PALETTE[i % len(PALETTE)],
+        ax.bar(xs, ys, width * 0.92, yerr=errors, capsize=2, label=source, color=colour[agent_of[source]],
                error_kw={"elinewidth": 0.8, "ecolor": "#333333"})
     markers = ("D", "s", "^", "v")
     for j, source in enumerate(reported):
@@ -111,11 +132,18 @@ def line_chart(title: str, series: dict[str, list[tuple[float, float]]], path: s
     """Lines of (x, y) points, y a rate in 0..1 drawn in %. Returns the files written (none without matplotlib)."""
     if not available():
         return []
+    return _save(line_figure(title, series, x_label, y_label), path)
+
+
+def line_figure(title: str, series: dict[str, list[tuple[float, float]]], x_label: str = "",
+                y_label: str = "win rate (%)"):
+    """The matplotlib figure of :func:`line_chart`."""
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(6.4, 3.8))
-    for i, (name, points) in enumerate(series.items()):
+    colour = colours(series)
+    for name, points in series.items():
         ax.plot([x for x, _ in points], [100 * y for _, y in points], marker="o", markersize=3, linewidth=1.4,
-                label=name, color=PALETTE[i % len(PALETTE)])
+                label=name, color=colour[name])
     ax.set_ylim(0, 100)
     ax.set_xlabel(x_label)
     ax.set_ylabel(y_label)
@@ -124,7 +152,7 @@ def line_chart(title: str, series: dict[str, list[tuple[float, float]]], path: s
     ax.xaxis.set_major_formatter(plt.FuncFormatter(lambda x, _: short_number(x)))
     if len(series) > 1:
         ax.legend(fontsize=8, frameon=False)
-    return _save(fig, path)
+    return fig
 
 
 def quantity_chart(title: str, values: dict[str, float], path: str | Path, x_label: str) -> list[Path]:
@@ -139,8 +167,8 @@ def quantity_figure(title: str, values: dict[str, float], x_label: str):
     """The matplotlib figure of :func:`quantity_chart`."""
     fig, ax = _pyplot().subplots(figsize=(6.4, 0.5 * len(values) + 1.4))
     names = list(values)[::-1]  # the first name at the top
-    colours = [PALETTE[i % len(PALETTE)] for i in range(len(names))][::-1]
-    bars = ax.barh(names, [values[n] for n in names], color=colours)
+    colour = colours(list(values))
+    bars = ax.barh(names, [values[n] for n in names], color=[colour[n] for n in names])
     ax.bar_label(bars, labels=[f"{values[n]:,.0f}" for n in names], padding=3, fontsize=8)
     ax.set_xlim(0, 1.15 * max(values.values()))
     ax.set_xlabel(x_label)
@@ -175,8 +203,8 @@ def scaling_figure(title: str, rates: dict[str, list[tuple[int, float]]], memory
     """The matplotlib figure of :func:`scaling_chart`."""
     plt = _pyplot()
     fig, (ax, mem) = plt.subplots(1, 2, figsize=(12.5, 4.6), gridspec_kw={"width_ratios": [3, 2]})
-    colours = {name: PALETTE[i % len(PALETTE)] for i, name in enumerate(rates)}
-    for name, colour in colours.items():
+    colour_of = colours(rates)
+    for name, colour in colour_of.items():
         ax.plot(*zip(*rates[name], strict=True), marker="o", markersize=4, linewidth=1.4, color=colour, label=name)
         if name in memory:
             mem.plot(*zip(*memory[name], strict=True), marker="s", markersize=4, linewidth=1.4, color=colour,
@@ -187,7 +215,7 @@ def scaling_figure(title: str, rates: dict[str, list[tuple[int, float]]], memory
             ax.axhline(level.value, color="#009E73", linestyle=":", linewidth=1)
             ax.annotate(label, (1, level.value), fontsize=7, color="#009E73", va="bottom")
         else:
-            ax.axhline(level.value, color=colours.get(level.series, "#777777"), linestyle="--", linewidth=1,
+            ax.axhline(level.value, color=colour_of.get(level.series, "#777777"), linestyle="--", linewidth=1,
                        label=label)
     for panel, label, heading in ((ax, y_label, title), (mem, "peak memory (MB)", "Memory numpy allocates")):
         panel.set(xscale="log", yscale="log", xlabel="games stepped together (N)", ylabel=label, title=heading)

@@ -13,7 +13,8 @@ let token = null;
 let deadline = null;
 
 // ---------------------------------------------------------------- cards
-function cardEl(code, { legal = null, small = false, extra = "" } = {}) {
+// A card of yours that cannot be played now, while some card can, is dimmed (``dim``).
+function cardEl(code, { legal = null, small = false, extra = "", dim = false } = {}) {
   const el = document.createElement("div");
   el.className = "card" + (small ? " small" : "") + (extra ? " " + extra : "");
   if (code === null || code === undefined) {
@@ -34,6 +35,8 @@ function cardEl(code, { legal = null, small = false, extra = "" } = {}) {
     el.dataset.action = legal.action;
     el.title = legal.label;
     el.addEventListener("click", () => send(legal.action));
+  } else if (dim) {
+    el.classList.add("illegal");
   }
   return el;
 }
@@ -81,7 +84,8 @@ function tricksAndHand(t, table) {
   trick.className = "row";
   if (t.led) trick.append(trickCards({ cards: [[t.led.by, t.led.card]] }, "this trick — "));
   if (view.last_trick) trick.append(trickCards(view.last_trick, "last trick — "));
-  table.append(trick, row("your hand", t.hand.map((c) => cardEl(c, { legal: legal[c] }))));
+  const dim = Object.keys(legal).length > 0;  // in Rook's bidding no card is playable: none is dimmed
+  table.append(trick, row("your hand", t.hand.map((c) => cardEl(c, { legal: legal[c], dim }))));
 }
 
 function moveButtons(kinds) {
@@ -150,7 +154,8 @@ function summitRush(t, table) {
   const peaks = document.createElement("div");
   peaks.id = "peaks";
   t.peaks.forEach((c, pos) => {
-    const el = cardEl(c, { legal: c && c !== "back" ? mine[c] : null });
+    const face = c && c !== "back";
+    const el = cardEl(c, { legal: face ? mine[c] : null, dim: face && !view.over });
     el.style.left = `${COLUMNS[pos] * 52}px`;
     el.style.top = `${ROW_OF(pos) * 38}px`;
     el.dataset.pos = pos;
@@ -198,7 +203,9 @@ function render(v) {
   table.replaceChildren();
   $("moves").replaceChildren();
   ({ rope_team_v0: ropeTeam, rook_v0: rook, summit_rush_v0: summitRush })[v.game](v.table, table);
-  if (v.over) for (const el of document.querySelectorAll(".legal")) el.classList.remove("legal");
+  if (v.over) for (const el of document.querySelectorAll(".legal, .illegal")) el.classList.remove("legal", "illegal");
+  $("leave").hidden = Boolean(v.over || v.broken);
+  showRules(v.game);
   if (v.over) $("moves").replaceChildren();
   $("log").replaceChildren(...v.log.map((line) => Object.assign(document.createElement("li"), { textContent: line })));
   $("summary").hidden = !v.over;
@@ -215,6 +222,22 @@ function render(v) {
     $("clock").textContent = `· ${left} · one move every ${clock.seconds_per_move} s`;
   } else {
     $("clock").textContent = v.over ? "" : v.your_turn ? "· your move" : "· waiting…";
+  }
+}
+
+// The game's rules in short and its legend: the same file the terminal prints for "?" (play/static/rules-*.txt).
+let rulesShown = null;
+async function showRules(game) {
+  if (rulesShown === game) return;
+  rulesShown = game;
+  try {
+    const response = await fetch(`/static/rules-${game}.txt`);
+    if (!response.ok) throw new Error(response.statusText);
+    const text = await response.text();
+    if (rulesShown === game) $("rules-text").textContent = text;
+  } catch (err) {
+    rulesShown = null;
+    $("rules-text").textContent = `the rules could not be loaded: ${err.message}`;
   }
 }
 
@@ -325,13 +348,18 @@ $("setup-form").addEventListener("submit", (event) => {
 });
 $("again-same").addEventListener("click", () => start(api(`/api/games/${view.id}/again`, { deal: "same" })));
 $("again-new").addEventListener("click", () => start(api(`/api/games/${view.id}/again`, { deal: "new" })));
-$("change").addEventListener("click", () => {
+// Back to the form: the page stops listening, and the server, with no page left on the game, saves it as
+// abandoned after its grace period (play/liveness.py); a finished game is already saved.
+function leave() {
   hangUp();
   view = null;
   token = null;
+  $("error").textContent = "";
   $("play").hidden = true;
   $("setup").hidden = false;
-});
+}
+$("change").addEventListener("click", leave);
+$("leave").addEventListener("click", leave);
 
 api("/api/catalog").then((c) => {
   catalog = c;

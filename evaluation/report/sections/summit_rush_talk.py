@@ -168,7 +168,7 @@ def talk_lines(settings: Settings, out: Section, silent: dict[tuple[str, str], l
                 out.rows.append(Row(GAME, level, agent, rate.rate, rate.low, rate.high, len(recs),
                                     note=("talking game" if talk else "silent game")
                                     + (", messages muted" if "muted" in agent else "")))
-    groups = {f"{level} ({LEVELS[level]} ticks)": [Bar(TEAMS[a, t], *_rate(recs)) for (lvl, a, t), recs in
+    groups = {f"{level} ({LEVELS[level]} ticks)": [Bar(TEAMS[a, t], *_rate(recs), agent=a) for (lvl, a, t), recs in
                                                    records.items() if lvl == level] for level in LEVELS}
     settings.out.mkdir(parents=True, exist_ok=True)
     bar_chart("Summit Rush: talking against silent summit, same deals (95 % intervals)", groups,
