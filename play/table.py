@@ -20,7 +20,7 @@ import numpy as np
 from cardzoo.agents.registry import fingerprint, make_agent
 from cardzoo.envs.common.errors import GameOverError, IllegalActionError, OptionError
 from cardzoo.envs.common.record import PARALLEL_ENVS, make_env
-from cardzoo.evaluation.matches.runner import agent_seed
+from cardzoo.agents.seeding import agent_seed
 
 from .views import SeatView, make_view, outcome_text, result
 

@@ -1,5 +1,6 @@
-"""The codebase's shape, kept true by tests: evaluation/ grouped by job (at most ten modules directly in it), no
-import cycle among its modules, and the old module names still import and run.
+"""The codebase's shape, kept true by tests: evaluation/ grouped by job (at most ten modules directly in it), imports
+going one way (no cycle anywhere; envs imports no other folder, agents only envs; only the command modules import
+the command line module), and the old module names still import and run.
 
 The import graph is read from the sources with ``ast`` (nothing is imported): every ``import`` and ``from ... import``
 anywhere in a module, inside functions too (a lazy import is still a dependency), relative ones resolved, and
@@ -10,6 +11,7 @@ general, so other guards (folders importing one way, the whole tree without cycl
 from __future__ import annotations
 
 import ast
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -194,7 +196,7 @@ def test_the_runner_imports_under_its_old_name():
 
 
 # ----------------------------------------------------------------------------- each game's facts in one place
-MAX_LEVEL_LISTS = 2  # the rules module's LEVELS, and one more (today the play page's variants)
+MAX_LEVEL_LISTS = 2  # the rules module's LEVELS, and room for one more
 
 
 def level_lists(games: dict[str, tuple[str, ...]], root: Path = ROOT) -> dict[str, list[str]]:
@@ -262,3 +264,76 @@ def test_the_readme_guard_sees_a_long_readme_and_a_version():
     assert readme_problems("# x\n" * 199 + "torch==2.13.0\n", "0.2.0") == []
     assert len(readme_problems("# x\n" * 201, "0.2.0")) == 1
     assert "0.2.0" in readme_problems("note = {Version 0.2.0}\n", "0.2.0")[0]
+
+
+# ----------------------------------------------------------------------------- imports go one way
+CLI = "cardzoo.evaluation.cli"
+# The command layer: each folder's commands, assembled by the command line module; they may import any folder.
+COMMANDS = {CLI, "cardzoo.evaluation.commands", "cardzoo.play.commands", "cardzoo.training.commands"}
+# What each folder may import besides itself; a folder not listed may import any other.
+MAY_IMPORT = {"envs": set(), "seeds": set(), "agents": {"envs"}}
+
+
+def folder(module: str) -> str:
+    return module.split(".")[1]
+
+
+def no_cycles(graph: dict[str, set[str]]) -> str:
+    """Empty, or each cycle of the graph with its edges."""
+    return "\n".join(describe(graph, c) for c in cycles(graph))
+
+
+def wrong_way(graph: dict[str, set[str]]) -> list[str]:
+    """The imports of a folder into one it may not import (``MAY_IMPORT``)."""
+    return [f"{a} -> {b}" for a in sorted(graph) for b in sorted(graph[a])
+            if folder(a) in MAY_IMPORT and folder(b) not in MAY_IMPORT[folder(a)] | {folder(a)}]
+
+
+def command_importers(graph: dict[str, set[str]]) -> list[str]:
+    """Imports of a command module (``COMMANDS``) by anything but the command line module, and of the command line
+    module by anything but a command module."""
+    return [f"{a} -> {b}" for a in sorted(graph) for b in sorted(graph[a] & COMMANDS)
+            if not (a == CLI or (b == CLI and a in COMMANDS))]
+
+
+def test_no_import_cycle_anywhere():
+    """The whole tree, lazy imports included: a cycle hidden in a function still ties the modules together."""
+    graph = import_graph()
+    assert len(graph) > 100 and no_cycles(graph) == ""
+
+
+def test_envs_import_no_other_folder_and_agents_only_envs():
+    graph = import_graph()
+    assert any(folder(b) == "envs" for a in graph if folder(a) == "agents" for b in graph[a])  # the graph sees them
+    assert wrong_way(graph) == []
+
+
+def test_only_the_command_line_assembles_the_commands():
+    """Each folder's command module is imported by the command line module only, and that module by nothing (a
+    trainer or a study importing it back made an import cycle of six modules)."""
+    graph = import_graph()
+    assert COMMANDS <= set(graph) and graph[CLI] >= COMMANDS - {CLI}
+    assert command_importers(graph) == []
+
+
+PLANTS = [  # a made-up violation of each rule, added to one module of a copy of the tree: each guard must see it
+    ("training/train.py", "from cardzoo.evaluation.cli import main", command_importers),
+    ("play/table.py", "from cardzoo.play.commands import play", command_importers),
+    ("envs/batched.py", "from cardzoo.agents.seeding import agent_seed", wrong_way),
+    ("agents/base.py", "from cardzoo.evaluation.stats import wilson", wrong_way),
+    ("evaluation/progress.py", "def f():\n    from cardzoo.training import train", no_cycles),
+]
+
+
+@pytest.mark.parametrize(("path", "line", "guard"), PLANTS, ids=[p for p, _, _ in PLANTS])
+def test_each_import_guard_sees_a_planted_violation(tmp_path, path, line, guard):
+    planted = path.split("/")[0]
+    for name in FOLDERS:  # the tree's sources, the planted module's folder copied, the others linked
+        if name == planted:
+            shutil.copytree(ROOT / name, tmp_path / name, ignore=lambda _, names: [n for n in names if "." in n
+                                                                                    and not n.endswith(".py")])
+        else:
+            (tmp_path / name).symlink_to(ROOT / name)
+    (tmp_path / path).write_text((ROOT / path).read_text() + "\n" + line + "\n")
+    assert not guard(import_graph(ROOT)), "the tree itself must be clean"
+    assert guard(import_graph(tmp_path)), f"{line!r} in {path} was not seen"
