@@ -86,6 +86,7 @@ from starlette.middleware.trustedhost import TrustedHostMiddleware
 
 from cardzoo.agents.registry import agent_names
 from cardzoo.envs.common.errors import CardzooError, GameOverError
+from cardzoo.envs.registry import GAMES
 
 from . import records
 from .access import QUOTE, BodyLimit, CreationRate, Limits, OriginGuard, SocketLimit, allowed_hosts, quote
@@ -99,24 +100,11 @@ LOG = logging.getLogger(__name__)
 # What the page is told when a game stops on a bug: the log has the traceback, the page no paths or exception text.
 SERVER_ERROR = "the game stopped on a server error; it was saved as far as it went"
 
-# What the page offers: per game its title, variants (env options) and which agents may sit at it.
+# What the page offers: per game its title, variants (env options) and which agents may sit at it, from the registry
+# (cardzoo.envs.registry). The turn-based games come first and the real-time ones last, each in registration order.
 CATALOG: dict[str, dict[str, Any]] = {
-    "rope_team": {
-        "env": "rope_team_v0", "title": "Rope Team", "default": "normal",
-        "variants": {"easy": {"level": "easy"}, "normal": {"level": "normal"}, "hard": {"level": "hard"},
-                     "expert": {"level": "expert"}, "normal, open hands": {"level": "normal", "open_hands": True},
-                     "normal, two deals": {"level": "normal", "max_deals": 2}},
-    },
-    "rook": {
-        "env": "rook_v0", "title": "Rook for Two", "default": "one round",
-        "variants": {"one round": {"rounds": 1}, "game to 250": {"target_score": 250}, "game to 500": {}},
-    },
-    "summit_rush": {
-        "env": "summit_rush_v0", "title": "Summit Rush", "default": "normal",
-        "variants": {"normal": {"level": "normal"}, "hard": {"level": "hard"}, "expert": {"level": "expert"},
-                     "normal, silent": {"level": "normal", "talk": False},
-                     "hard, silent": {"level": "hard", "talk": False}},
-    },
+    spec.name: {"env": spec.env_id, "title": spec.title, "default": spec.default_variant, "variants": spec.variants()}
+    for spec in sorted(GAMES.values(), key=lambda s: s.parallel)
 }
 for _spec in CATALOG.values():
     _spec["agents"] = sorted(agent_names(_spec["env"]), key=lambda n: (n != "learned", n))
@@ -579,8 +567,9 @@ class Games:
             raise ApiError(400, f"no agent {quote(unknown[0])} for {body.game}; agents: {', '.join(catalog['agents'])}")
         others = iter(agents * len(seats))
         players = [HUMAN if s == body.seat else next(others) for s in seats]
-        if (body.seconds_per_move is not None or body.pace != "real") and body.game != "summit_rush":
-            raise ApiError(400, f"{body.game} is turn-based: a pace is only for Summit Rush")
+        if (body.seconds_per_move is not None or body.pace != "real") and not GAMES[body.game].parallel:
+            real_time = " and ".join(s.title for s in GAMES.values() if s.parallel)
+            raise ApiError(400, f"{body.game} is turn-based: a pace is only for {real_time}")
         if body.seconds_per_move is not None and body.pace != "real":
             raise ApiError(400, "give a pace or seconds_per_move, not both")
         return {"game": body.game, "variant": variant, "players": players, "pace": body.pace,
@@ -654,7 +643,7 @@ def create_app(data: str | Path = records.DEFAULT_DATA, seed: int | None = None,
         return {name: {"title": c["title"], "default": c["default"], "variants": list(c["variants"]),
                        "agents": c["agents"], "agents_by_variant": offered(name), "seats": ["player_0", "player_1"],
                        "paces": {"real": "real time", "practice": f"practice ({PRACTICE:g} times slower)"}
-                       if name == "summit_rush" else None}
+                       if GAMES[name].parallel else None}
                 for name, c in CATALOG.items()}
 
     def client_of(request: Request) -> str:

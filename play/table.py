@@ -18,9 +18,9 @@ from typing import Any
 import numpy as np
 
 from cardzoo.agents.registry import fingerprint, make_agent
+from cardzoo.agents.seeding import agent_seed
 from cardzoo.envs.common.errors import GameOverError, IllegalActionError, OptionError
 from cardzoo.envs.common.record import PARALLEL_ENVS, make_env
-from cardzoo.evaluation.matches.runner import agent_seed
 
 from .views import SeatView, make_view, outcome_text, result
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -43,3 +44,24 @@ def test_race_the_record_adds_up_the_scores_of_the_games_won(capsys):
     best = totals.index(max(totals))
     assert out[2].endswith(f"record {max(totals)} (series {best}: deals {20 + 4 * best}..{23 + 4 * best})")
     assert str(race(records, 4)) == out[2]
+
+
+RAW_REST = re.compile(r"``|:[a-z]+(:[a-z]+)?:`")  # ``literal``, :class:`x`, :py:func:`x`
+
+
+@pytest.mark.parametrize("backend", ["sb3", "rllib", "batched", "distil"])
+def test_help_is_plain_text(backend):
+    """``cardzoo --help`` and every subcommand's (``train`` with each backend's options) print no reST markup, though
+    the docstrings and option help they are made of are written for the docs site."""
+    import argparse
+
+    from cardzoo.evaluation.cli import build_parser, plain
+
+    parser = build_parser(backend)
+    subs = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    assert set(subs.choices) == {"play", "serve", "replay", "evaluate", "train", "race", "bench"}
+    for name, shown in [("cardzoo", parser.format_help())] + [(n, p.format_help()) for n, p in subs.choices.items()]:
+        assert shown.strip() and not RAW_REST.search(shown), f"{name} --help: {RAW_REST.search(shown)[0]!r}"
+    assert "The cardzoo command: play, serve, replay" in " ".join(parser.format_help().split())
+    assert plain("``cardzoo train``, :class:`~cardzoo.envs.GameSpec`, :py:func:`f`, `x`") == (
+        "cardzoo train, cardzoo.envs.GameSpec, f, `x`")

@@ -212,10 +212,21 @@ def test_replay_reads_records_of_exactly_the_registered_games():
         load_record({"env": "hanabi_v0", "seed": 0, "actions": []})
 
 
-def test_serve_offers_exactly_the_registered_games():
-    from cardzoo.play.server import CATALOG
+def test_serve_offers_exactly_the_registered_games(tmp_path):
+    """The play page's catalog is built from the registry: its games, titles, variants and defaults, turn-based games
+    first (registration order within each kind), and the page's ``/api/catalog`` serves exactly those."""
+    pytest.importorskip("fastapi")
+    from fastapi.testclient import TestClient
 
-    assert set(CATALOG) == set(IDS)
+    from cardzoo.play.server import CATALOG, create_app
+
+    assert list(CATALOG) == [s.name for s in SPECS if not s.parallel] + [s.name for s in SPECS if s.parallel]
+    with TestClient(create_app(tmp_path), base_url="http://127.0.0.1:8000") as client:
+        served = client.get("/api/catalog").json()
+    assert list(served) == list(CATALOG)
+    for name, entry in served.items():
+        assert entry["title"] == GAMES[name].title and entry["variants"] == list(GAMES[name].variants())
+        assert entry["default"] == GAMES[name].default_variant and (entry["paces"] is not None) == GAMES[name].parallel
     assert {c["env"] for c in CATALOG.values()} == {s.env_id for s in SPECS}
     for name, entry in CATALOG.items():  # the ready-made variants of the registry are the page's
         assert list(entry["variants"].items()) == list(GAMES[name].variants().items())

@@ -1,5 +1,7 @@
-"""The codebase's shape, kept true by tests: evaluation/ grouped by job (at most ten modules directly in it), no
-import cycle among its modules, and the old module names still import and run.
+"""The codebase's shape, kept true by tests: evaluation/ grouped by job (at most ten modules directly in it), imports
+going one way (no cycle anywhere; envs imports no other folder, agents only envs, evaluation those, training also
+evaluation, play any; only the command line imports the command modules), and the old module names still import and
+run.
 
 The import graph is read from the sources with ``ast`` (nothing is imported): every ``import`` and ``from ... import``
 anywhere in a module, inside functions too (a lazy import is still a dependency), relative ones resolved, and
@@ -10,6 +12,7 @@ general, so other guards (folders importing one way, the whole tree without cycl
 from __future__ import annotations
 
 import ast
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -194,7 +197,7 @@ def test_the_runner_imports_under_its_old_name():
 
 
 # ----------------------------------------------------------------------------- each game's facts in one place
-MAX_LEVEL_LISTS = 2  # the rules module's LEVELS, and one more (today the play page's variants)
+MAX_LEVEL_LISTS = 2  # the rules module's LEVELS, and room for one more
 
 
 def level_lists(games: dict[str, tuple[str, ...]], root: Path = ROOT) -> dict[str, list[str]]:
@@ -262,3 +265,87 @@ def test_the_readme_guard_sees_a_long_readme_and_a_version():
     assert readme_problems("# x\n" * 199 + "torch==2.13.0\n", "0.2.0") == []
     assert len(readme_problems("# x\n" * 201, "0.2.0")) == 1
     assert "0.2.0" in readme_problems("note = {Version 0.2.0}\n", "0.2.0")[0]
+
+
+# ----------------------------------------------------------------------------- imports go one way
+CLI = "cardzoo.evaluation.cli"
+# The command layer: each folder's commands, assembled by the command line module; they may import any folder.
+COMMANDS = {CLI, "cardzoo.evaluation.commands", "cardzoo.play.commands", "cardzoo.training.commands"}
+# What each folder may import besides itself: the folders below it (the command layer may import any).
+MAY_IMPORT = {"envs": set(), "seeds": set(), "agents": {"envs"}, "evaluation": {"envs", "seeds", "agents"},
+              "training": {"envs", "seeds", "agents", "evaluation"},
+              "play": {"envs", "seeds", "agents", "evaluation", "training"}}
+
+
+def command_layer(module: str) -> bool:
+    # the benchmarks are commands too (python -m ...): they measure the trainers
+    return module in COMMANDS or module.startswith("cardzoo.evaluation.benchmarks")
+
+
+def folder(module: str) -> str:
+    return module.split(".")[1]
+
+
+def no_cycles(graph: dict[str, set[str]]) -> str:
+    """Empty, or each cycle of the graph with its edges."""
+    return "\n".join(describe(graph, c) for c in cycles(graph))
+
+
+def wrong_way(graph: dict[str, set[str]]) -> list[str]:
+    """The imports of a folder into one it may not import (``MAY_IMPORT``), the command layer's aside."""
+    return [f"{a} -> {b}" for a in sorted(graph) if not command_layer(a) for b in sorted(graph[a])
+            if folder(b) not in MAY_IMPORT[folder(a)] | {folder(a)}]
+
+
+def command_importers(graph: dict[str, set[str]]) -> list[str]:
+    """Imports of a command module (``COMMANDS``, the command line module among them) by anything but the command
+    line module."""
+    return [f"{a} -> {b}" for a in sorted(graph) if a != CLI for b in sorted(graph[a] & COMMANDS)]
+
+
+def test_no_import_cycle_anywhere():
+    """The whole tree, lazy imports included: a cycle hidden in a function still ties the modules together."""
+    graph = import_graph()
+    assert len(graph) > 100 and no_cycles(graph) == ""
+
+
+def test_folders_import_one_way():
+    """envs imports no other folder, agents only envs, evaluation only those (and seeds), training also evaluation,
+    play any of them; only the command layer (each folder's commands, the benchmarks) imports upwards."""
+    graph = import_graph()
+    assert any(folder(b) == "envs" for a in graph if folder(a) == "agents" for b in graph[a])  # the graph sees them
+    assert wrong_way(graph) == []
+
+
+def test_only_the_command_line_assembles_the_commands():
+    """Each folder's command module is imported by the command line module only, and that module by nothing (a
+    trainer or a study importing it back made an import cycle of six modules)."""
+    graph = import_graph()
+    assert COMMANDS <= set(graph) and graph[CLI] >= COMMANDS - {CLI}
+    assert command_importers(graph) == []
+
+
+PLANTS = [  # a made-up violation of each rule, added to one module of a copy of the tree: each guard must see it
+    ("training/train.py", "from cardzoo.evaluation.cli import main", command_importers),
+    ("play/table.py", "from cardzoo.play.commands import play", command_importers),
+    ("evaluation/commands.py", "from cardzoo.evaluation.cli import plain", command_importers),
+    ("envs/batched.py", "from cardzoo.agents.seeding import agent_seed", wrong_way),
+    ("agents/base.py", "from cardzoo.evaluation.stats import wilson", wrong_way),
+    ("evaluation/report/model.py", "def f():\n    from cardzoo.play import records", wrong_way),
+    ("training/common.py", "from cardzoo.play.views import outcome_text", wrong_way),
+    ("evaluation/progress.py", "def f():\n    from cardzoo.training import train", no_cycles),
+]
+
+
+@pytest.mark.parametrize(("path", "line", "guard"), PLANTS, ids=[p for p, _, _ in PLANTS])
+def test_each_import_guard_sees_a_planted_violation(tmp_path, path, line, guard):
+    planted = path.split("/")[0]
+    for name in FOLDERS:  # the tree's sources, the planted module's folder copied, the others linked
+        if name == planted:
+            shutil.copytree(ROOT / name, tmp_path / name, ignore=lambda _, names: [n for n in names if "." in n
+                                                                                    and not n.endswith(".py")])
+        else:
+            (tmp_path / name).symlink_to(ROOT / name)
+    (tmp_path / path).write_text((ROOT / path).read_text() + "\n" + line + "\n")
+    assert not guard(import_graph(ROOT)), "the tree itself must be clean"
+    assert guard(import_graph(tmp_path)), f"{line!r} in {path} was not seen"
