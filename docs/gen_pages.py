@@ -107,6 +107,60 @@ def table_image(module_name: str) -> bytes:
     return buffer.getvalue()
 
 
+def summary(name: str) -> str:
+    """The PettingZoo-style summary table of a game's page, read from the registry and the default env."""
+    game = spec(name)
+    env = game.make()
+    agents = env.possible_agents
+    first = agents[0]
+    observation = env.observation_space(first)["observation"]
+    rows = [
+        ("Import", f"`from cardzoo.envs import {game.env_id}`"),
+        ("API", "Parallel (`parallel_env()`), and AEC (`env()`)" if game.parallel else "AEC (`env()`)"),
+        ("Kind", "cooperative: one team, one result" if game.cooperative else "competitive: two sides"),
+        ("Agents", f"`{agents}`"),
+        ("Number of agents", str(len(agents))),
+        ("Action space", f"`{env.action_space(first)}`"),
+        ("Observation", f"`Dict(observation, action_mask)`; observation `{observation.shape}` "
+                        f"`{observation.dtype}` in [{observation.low.min()}, {observation.high.max()}]"),
+        ("Levels", ", ".join(f"`{level}`" for level in game.levels) or "none"),
+        ("Options", ", ".join(f"`{option}`" for option in game.options)),
+        ("Default level", f"`{game.default_level}`" if game.default_level else "-"),
+        ("Baseline agent", f"`{game.baseline}`"),
+        ("Batched engine", f"`make_batched(\"{game.env_id}\", n)`" if game.engine else "-"),
+    ]
+    env.close()
+    return "\n".join(["| | |", "|---|---|", *(f"| {key} | {value} |" for key, value in rows)])
+
+
+def usage(name: str) -> str:
+    """A game page's usage loop: random legal moves through the env's natural API (the page's code runs as written:
+    tests/test_docs.py executes it)."""
+    game = spec(name)
+    if game.parallel:
+        return f"""from cardzoo.envs import {game.env_id}
+import numpy as np
+
+env = {game.env_id}.parallel_env()
+observations, infos = env.reset(seed=42)
+rng = np.random.default_rng(0)
+while env.agents:
+    actions = {{agent: int(rng.choice(np.flatnonzero(observations[agent]["action_mask"]))) for agent in env.agents}}
+    observations, rewards, terminations, truncations, infos = env.step(actions)
+env.close()"""
+    return f"""from cardzoo.envs import {game.env_id}
+import numpy as np
+
+env = {game.env_id}.env()
+env.reset(seed=42)
+rng = np.random.default_rng(0)
+for agent in env.agent_iter():
+    observation, reward, termination, truncation, info = env.last()
+    mask = observation["action_mask"]
+    env.step(None if termination or truncation else int(rng.choice(np.flatnonzero(mask))))
+env.close()"""
+
+
 def game_pages() -> None:
     import importlib
 
@@ -117,7 +171,8 @@ def game_pages() -> None:
             f.write(table_image(module_name))
         seeds = (ROOT / "seeds" / rules).read_text()
         body = [f"# {title}", "", f"`from cardzoo.envs import {module_name}`", "",
-                f"![{title}: the table as one player sees it]({page}.png)", "",
+                f"![{title}: the table as one player sees it]({page}.png)", "", summary(page), "",
+                "## Usage", "", "```python", usage(page), "```", "",
                 "## The environment", "", docstring_to_markdown(doc), "",
                 "## Rules and rulings", "", local_links(demote(demote(seeds)), ROOT / "seeds", f"games/{page}.md")]
         with mkdocs_gen_files.open(f"games/{page}.md", "w") as f:

@@ -26,6 +26,34 @@ def test_tutorial_code_runs_as_written(page, capsys):
     assert capsys.readouterr().out  # each tutorial shows its reader something
 
 
+def _gen_pages():
+    import importlib.util
+
+    loader = importlib.util.spec_from_file_location("gen_pages", ROOT / "docs" / "gen_pages.py")
+    module = importlib.util.module_from_spec(loader)
+    loader.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("game", ["rope_team", "summit_rush", "rook"])
+def test_each_game_page_has_a_summary_table_and_a_usage_loop_that_runs(game):
+    from cardzoo.envs.registry import spec
+
+    pages = _gen_pages()
+    table = pages.summary(game)
+    env = spec(game).make()
+    first = env.possible_agents[0]
+    assert f"| Action space | `{env.action_space(first)}` |" in table
+    assert f"observation `{env.observation_space(first)['observation'].shape}`" in table
+    assert f"| Number of agents | {len(env.possible_agents)} |" in table
+    for option in spec(game).options:
+        assert f"`{option}`" in table
+    namespace: dict = {}
+    exec(pages.usage(game), namespace)  # the page's loop, as written: a whole game of random legal moves
+    played = namespace["env"]
+    assert not played.agents  # the game ran to its end
+
+
 def test_the_site_builds_strictly(tmp_path):
     env = {**os.environ, "DISABLE_MKDOCS_2_WARNING": "true", "NO_MKDOCS_2_WARNING": "1"}  # a plugin's banner
     result = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path)],
@@ -36,6 +64,7 @@ def test_the_site_builds_strictly(tmp_path):
         assert (tmp_path / page / "index.html").is_file(), page
     rope = (tmp_path / "games" / "rope_team" / "index.html").read_text()
     assert "Observation space" in rope and "Rulings" in rope and "rope_team.png" in rope
+    assert "Number of agents" in rope and "agent_iter" in rope  # the summary table and the usage loop
     assert "IllegalActionError" in (tmp_path / "reference" / "envs" / "index.html").read_text()
     play = (tmp_path / "play" / "index.html").read_text()
     assert "cardzoo serve" in play and "play_rook.png" in play and (tmp_path / "images" / "play_rook.png").is_file()
