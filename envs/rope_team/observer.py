@@ -6,11 +6,12 @@ partner's end, and "self"/"partner" replace seat numbers, so one policy can play
 
 from __future__ import annotations
 
-from typing import Any
+from functools import lru_cache
+from typing import Any, NamedTuple
 
 import numpy as np
 
-from ..common.cards import CARD_NAMES, SUIT_NAMES, cards_of
+from ..common.cards import CARD_NAMES, FULL_MASK, SUIT_NAMES, cards_of
 from ..common.layout import Layout
 from .rules import RIDGE, TRICKS_PER_DEAL, State
 
@@ -120,6 +121,73 @@ def state_bits(s: State) -> int:
     for pos, card in enumerate(s.ridge):
         bits |= _STATE_RIDGE_BITS[pos][card]
     return bits
+
+
+class Observation(NamedTuple):
+    """An observation read back from its bits (:func:`decode`): card sets as 52-bit masks, positions from the
+    viewer's end, ``trumps`` -1 for none."""
+
+    hand: int
+    partner_hand: int  # 0 unless open_hands
+    played_self: int
+    played_partner: int
+    led: int | None  # the card led to the current trick
+    led_by_self: bool
+    up: int  # face-up ridge positions, bit p = position p
+    ridge: dict[int, int]  # face-up position -> card (shared between decodes: do not modify)
+    ridge_cards: int  # the face-up ridge cards as a card mask
+    coin: int
+    trumps: int
+    ropes: int
+    deal: int  # 1..3
+    last_deal: bool
+    trick: int
+    self_dealt: bool
+    self_leads: bool
+    self_to_move: bool
+    trumps_rule: bool
+    open_hands: bool
+
+
+_ALL_POSITIONS = (1 << RIDGE) - 1
+_RIDGE_PIECES = _O["ridge_up"]
+_RIDGE_MASK = (1 << (LAYOUT.sizes["ridge_up"] + LAYOUT.sizes["ridge_rank"] + LAYOUT.sizes["ridge_suit"])) - 1
+
+
+def _bit_index(x: int) -> int:
+    """The position of the single set bit of ``x`` (-1 if none)."""
+    return x.bit_length() - 1
+
+
+@lru_cache(maxsize=1024)
+def _ridge(pieces: int) -> tuple[dict[int, int], int]:
+    """The face-up ridge from the ridge pieces' bits (they change only when a card turns up: cached)."""
+    ridge, cards = {}, 0
+    for pos in range(RIDGE):
+        if pieces >> pos & 1:
+            r = _bit_index(pieces >> (RIDGE + 13 * pos) & 0x1FFF)
+            s = _bit_index(pieces >> (14 * RIDGE + 4 * pos) & 0xF)
+            ridge[pos] = s * 13 + r
+            cards |= 1 << (s * 13 + r)
+    return ridge, cards
+
+
+def decode(bits: int) -> Observation:
+    """The observation ``bits`` (bit i = entry i of :data:`LAYOUT`) as labelled pieces: what bit-level agents read."""
+    ridge, ridge_cards = _ridge(bits >> _RIDGE_PIECES & _RIDGE_MASK)
+    led = bits >> _LED & FULL_MASK
+    return Observation(
+        hand=bits >> _HAND & FULL_MASK, partner_hand=bits >> _PARTNER & FULL_MASK,
+        played_self=bits >> _PLAYED_SELF & FULL_MASK, played_partner=bits >> _PLAYED_PARTNER & FULL_MASK,
+        led=_bit_index(led) if led else None, led_by_self=bool(bits & _LED_BY_SELF),
+        up=bits >> _RIDGE_PIECES & _ALL_POSITIONS, ridge=ridge, ridge_cards=ridge_cards,
+        coin=_bit_index(bits >> _COIN & _ALL_POSITIONS), trumps=_bit_index(bits >> _O["trumps"] & 0x1F) - 1,
+        ropes=_bit_index(bits >> _ROPES & 0x1F), deal=_bit_index(bits >> _O["deal"] & 0x7) + 1,
+        last_deal=bool(bits & _LAST_DEAL), trick=_bit_index(bits >> _TRICK & 0x1FFF),
+        self_dealt=bool(bits & _SELF_DEALT), self_leads=bool(bits & _SELF_LEADS),
+        self_to_move=bool(bits & _SELF_TO_MOVE), trumps_rule=bool(bits & _TRUMPS_RULE),
+        open_hands=bool(bits & _OPEN_HANDS),
+    )
 
 
 def _cards(piece: np.ndarray) -> list[str]:
