@@ -28,6 +28,7 @@ HIGHER = np.array([SUIT_MASKS[c // 13] & ~((2 << c) - 1) for c in range(52)] + [
 # A tie between equally valued cards goes to the lowest rank, then the first suit (the simple strategy's order).
 TIE = np.array([4 * (c % 13) + c // 13 for c in range(52)] + [1000], np.int64)
 
+_DECK = np.uint64((1 << 52) - 1)
 _BYTE_COUNT = np.array([bin(b).count("1") for b in range(256)], np.int64)
 
 
@@ -39,9 +40,8 @@ def popcount(masks: np.ndarray) -> np.ndarray:
 
 def card_masks(cards: np.ndarray) -> np.ndarray:
     """uint64[...]: the mask of each row (last axis) of card ints; ``NO_CARD`` entries add nothing."""
-    cards = np.asarray(cards)
-    bits = np.where(cards < NO_CARD, ONE << np.minimum(cards, 63).astype(np.uint64), np.uint64(0))
-    return np.bitwise_or.reduce(bits, axis=-1)
+    # NO_CARD's bit (52) lies outside the deck: dropped by the final mask (cheaper than testing every entry)
+    return np.bitwise_or.reduce(ONE << np.asarray(cards).astype(np.uint64), axis=-1) & _DECK
 
 
 def trick(led: np.ndarray, card: np.ndarray, leader: np.ndarray, trumps: np.ndarray
