@@ -150,6 +150,8 @@ class Observation(NamedTuple):
 
 
 _ALL_POSITIONS = (1 << RIDGE) - 1
+_TRUMPS_PIECE, _DEAL_PIECE = _O["trumps"], _O["deal"]
+_new = tuple.__new__
 _RIDGE_PIECES = _O["ridge_up"]
 _RIDGE_MASK = (1 << (LAYOUT.sizes["ridge_up"] + LAYOUT.sizes["ridge_rank"] + LAYOUT.sizes["ridge_suit"])) - 1
 
@@ -176,18 +178,16 @@ def decode(bits: int) -> Observation:
     """The observation ``bits`` (bit i = entry i of :data:`LAYOUT`) as labelled pieces: what bit-level agents read."""
     ridge, ridge_cards = _ridge(bits >> _RIDGE_PIECES & _RIDGE_MASK)
     led = bits >> _LED & FULL_MASK
-    return Observation(
-        hand=bits >> _HAND & FULL_MASK, partner_hand=bits >> _PARTNER & FULL_MASK,
-        played_self=bits >> _PLAYED_SELF & FULL_MASK, played_partner=bits >> _PLAYED_PARTNER & FULL_MASK,
-        led=_bit_index(led) if led else None, led_by_self=bool(bits & _LED_BY_SELF),
-        up=bits >> _RIDGE_PIECES & _ALL_POSITIONS, ridge=ridge, ridge_cards=ridge_cards,
-        coin=_bit_index(bits >> _COIN & _ALL_POSITIONS), trumps=_bit_index(bits >> _O["trumps"] & 0x1F) - 1,
-        ropes=_bit_index(bits >> _ROPES & 0x1F), deal=_bit_index(bits >> _O["deal"] & 0x7) + 1,
-        last_deal=bool(bits & _LAST_DEAL), trick=_bit_index(bits >> _TRICK & 0x1FFF),
-        self_dealt=bool(bits & _SELF_DEALT), self_leads=bool(bits & _SELF_LEADS),
-        self_to_move=bool(bits & _SELF_TO_MOVE), trumps_rule=bool(bits & _TRUMPS_RULE),
-        open_hands=bool(bits & _OPEN_HANDS),
-    )
+    # positional, through tuple.__new__: decode runs at every decision of the bit-level agents
+    return _new(Observation, (
+        bits >> _HAND & FULL_MASK, bits >> _PARTNER & FULL_MASK, bits >> _PLAYED_SELF & FULL_MASK,
+        bits >> _PLAYED_PARTNER & FULL_MASK, led.bit_length() - 1 if led else None, bits & _LED_BY_SELF != 0,
+        bits >> _RIDGE_PIECES & _ALL_POSITIONS, ridge, ridge_cards, (bits >> _COIN & _ALL_POSITIONS).bit_length() - 1,
+        (bits >> _TRUMPS_PIECE & 0x1F).bit_length() - 2, (bits >> _ROPES & 0x1F).bit_length() - 1,
+        (bits >> _DEAL_PIECE & 0x7).bit_length(), bits & _LAST_DEAL != 0,
+        (bits >> _TRICK & 0x1FFF).bit_length() - 1, bits & _SELF_DEALT != 0, bits & _SELF_LEADS != 0,
+        bits & _SELF_TO_MOVE != 0, bits & _TRUMPS_RULE != 0, bits & _OPEN_HANDS != 0,
+    ))
 
 
 def _cards(piece: np.ndarray) -> list[str]:
