@@ -2,7 +2,10 @@
 
 The array form of :mod:`cardzoo.envs.rope_team.rules` (which stays the statement of the rules) and of the observer:
 for the same seed and the same actions, every observation, mask, reward and outcome equals the single env's, bit
-for bit. The protocol (reset, step, the seed stream, records, illegal actions) is :mod:`cardzoo.envs.batched`'s::
+for bit. The rule steps themselves (trick, pull, uncover, end of trick, next deal) are those of
+:mod:`cardzoo.envs.rope_team.arrays`, shared with the search agent's rollouts; this module keeps the games' state,
+the observation words, rewards and records. The protocol (reset, step, the seed stream, records, illegal actions)
+is :mod:`cardzoo.envs.batched`'s::
 
     from cardzoo.envs.batched import make_batched
     eng = make_batched("rope_team_v0", num_envs=4096, level="hard")
