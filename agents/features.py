@@ -110,6 +110,8 @@ def _stock_piece(size: int, n_actions: int) -> tuple[int, int, int]:
 
 
 def summit_rush_simple_exact(observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
+    from cardzoo.envs.summit_rush.observer import decode
+
     from .summit_rush_simple import SummitRushSimple, Table
 
     out = np.zeros(observation.shape[0] + action_mask.shape[0], dtype=np.float32)
@@ -120,7 +122,8 @@ def summit_rush_simple_exact(observation: np.ndarray, action_mask: np.ndarray) -
         bits, legal = _bits(observation), _bits(action_mask)
         agent = SummitRushSimple()
         agent.turned = [length - int(k) for k in left]
-        move, _ = agent.choose(Table(bits, players, observation.shape[0]), legal, bits, action_mask.shape[0])
+        table = Table(decode(bits, observation.shape[0], action_mask.shape[0]))
+        move, _ = agent.choose(table, legal, bits, action_mask.shape[0])
         if not legal >> move & 1:  # as the agent: never an illegal action
             move = action_mask.shape[0] - 1
         out[observation.shape[0] + move] = 1.0

@@ -58,7 +58,7 @@ from __future__ import annotations
 import numpy as np
 
 from cardzoo.envs.common.cards import SUIT_MASKS, cards_of
-from cardzoo.envs.rook.observer import LAYOUT
+from cardzoo.envs.rook.observer import Observation, decode
 from cardzoo.envs.rook.rules import (
     BID0,
     BID_STEP,
@@ -77,8 +77,7 @@ from cardzoo.envs.rook.rules import (
     second_wins,
 )  # fmt: skip
 
-_O = LAYOUT.offsets
-_CARDS = (1 << N_CARDS) - 1
+from .base import BitsAgent
 
 # Phases as the observation's one-hot "phase" piece gives them.
 BID, TRUMP, DISCARD, PLAY, DRAW = range(5)
@@ -105,12 +104,6 @@ _RANK = tuple(c % 13 for c in range(N_CARDS))
 _ABOVE = tuple(SUIT_MASKS[c // 13] & ~((2 << c) - 1) & DECK_MASK if c < 52 else 0 for c in range(N_CARDS))
 _HIGH_CARDS = tuple(sum(1 << (s * 13 + r) for r in (9, 10, 11, 12)) for s in range(4))  # J Q K A
 _ACES = tuple(1 << (s * 13 + 12) for s in range(4))
-
-
-def _index(bits: int, offset: int, size: int) -> int:
-    """The position of the (single) set bit of a one-hot piece, or -1."""
-    piece = bits >> offset & ((1 << size) - 1)
-    return piece.bit_length() - 1
 
 
 def _none_held(n_specific: int, pool: int, drawn: int) -> float:
@@ -161,7 +154,7 @@ def bid_limit(hand: int) -> int:
     return int(value // BID_STEP) * BID_STEP
 
 
-class RookHeuristic:
+class RookHeuristic(BitsAgent):
     """The heuristic player for either seat (observations are seat-relative)."""
 
     name = "heuristic"
@@ -172,23 +165,17 @@ class RookHeuristic:
     def reset(self, seed: int | None = None) -> None:
         pass  # no memory and no randomness
 
-    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        packed = np.packbits(np.asarray(observation, dtype=np.uint8), bitorder="little").tobytes()
-        legal = int.from_bytes(np.packbits(np.asarray(action_mask, dtype=np.uint8), bitorder="little").tobytes(),
-                               "little")
-        return self.act_bits(int.from_bytes(packed, "little"), legal)
-
     # ------------------------------------------------------------------ decision
-    def act_bits(self, bits: int, legal: int) -> int:
+    def act_bits(self, bits: int, legal: int, size: int | None = None, n_actions: int | None = None) -> int:
         if not legal:
             raise ValueError("the action mask has no legal action: this agent is not to move")
-        phase = _index(bits, _O["phase"], 5)
-        hand = bits >> _O["hand"] & _CARDS
+        obs = decode(bits)
+        phase, hand = obs.phase, obs.hand
         if phase == BID:
             return self._bid(bits, hand, legal)
         if phase == TRUMP:
             return TRUMP0 + best_trumps(hand)
-        view = _View(bits, hand)
+        view = _View(obs)
         if phase == DISCARD:
             return self._discard(view, legal)
         if phase == DRAW:
@@ -250,20 +237,20 @@ class _View:
     __slots__ = ("hand", "trumps", "trump_mask", "led", "face_up", "opp_known", "unseen", "opp_hand_size",
                  "my_trumps", "unseen_trumps", "master_trump", "short_of_trumps", "trick")
 
-    def __init__(self, bits: int, hand: int):
-        self.hand = hand
-        self.trumps = _index(bits, _O["trumps"], 4)
+    def __init__(self, obs: Observation):
+        self.hand = hand = obs.hand
+        self.trumps = obs.trumps
         self.trump_mask = SUIT_MASKS[self.trumps] | ROOK_BIT if self.trumps >= 0 else 0
-        led = bits >> _O["led"] & _CARDS
+        led = obs.led
         self.led = led.bit_length() - 1
-        up = bits >> _O["face_up"] & _CARDS
+        up = obs.face_up
         self.face_up = up.bit_length() - 1
-        self.opp_known = bits >> _O["opp_known"] & _CARDS
-        played = (bits >> _O["played_self"] | bits >> _O["played_opp"]) & _CARDS
-        discards = bits >> _O["discards"] & _CARDS
+        self.opp_known = obs.opp_known
+        played = obs.played_self | obs.played_opp
+        discards = obs.discards
         self.unseen = DECK_MASK & ~(hand | played | discards | up | self.opp_known)
         # The opponent holds as many cards as the agent when the agent leads (one fewer when she has led).
-        self.opp_hand_size = hand.bit_count() - (1 if led and not bits >> _O["led_by_self"] & 1 else 0)
+        self.opp_hand_size = hand.bit_count() - (1 if led and not obs.led_by_self else 0)
         out = (self.unseen | self.opp_known) & self.trump_mask
         self.my_trumps = (hand & self.trump_mask).bit_count()
         self.unseen_trumps = out.bit_count()
@@ -271,7 +258,7 @@ class _View:
         self.master_trump = (hand & self.trump_mask & ~ROOK_BIT & ~((1 << (top.bit_length())) - 1)) if top else (
             hand & self.trump_mask)
         self.short_of_trumps = self.unseen_trumps >= self.my_trumps
-        most = max(_index(bits, _O["tricks_self"], TRICKS + 1), _index(bits, _O["tricks_opp"], TRICKS + 1))
+        most = max(obs.tricks_self, obs.tricks_opp)
         self.trick = TRICK_LEAD + (TRICK_MOST if 2 * most < TRICKS else 0.0) + (TRICK_DRAW if up else 0.0)
 
     def is_trump(self, c: int) -> bool:

@@ -62,12 +62,10 @@ from __future__ import annotations
 
 import random
 
-import numpy as np
-
 from cardzoo.envs.common.cards import SUIT_MASKS, cards_of
 from cardzoo.envs.common.errors import OptionError
 from cardzoo.envs.rook import rules
-from cardzoo.envs.rook.observer import LAYOUT
+from cardzoo.envs.rook.observer import decode
 from cardzoo.envs.rook.rules import (
     BID0,
     BID_STEP,
@@ -88,10 +86,9 @@ from cardzoo.envs.rook.rules import (
     TRUMP0,
 )  # fmt: skip
 
+from .base import BitsAgent
 from .rook_heuristic import best_trumps, bid_limit
 
-_O = LAYOUT.offsets
-_CARDS = (1 << N_CARDS) - 1
 _BID, _TRUMP, _DISCARD, _PLAY, _DRAW = range(5)
 _CONFIG = rules.Config(rounds=1)
 OBJECTIVES = ("score", "win")
@@ -116,10 +113,6 @@ def _keep_table(trumps: int) -> tuple[float, ...]:
 
 
 _KEEP = tuple(_keep_table(t) for t in range(4))
-
-
-def _index(bits: int, offset: int, size: int) -> int:
-    return (bits >> offset & ((1 << size) - 1)).bit_length() - 1
 
 
 def _cheapest(cards: int, keep: tuple[float, ...]) -> int:
@@ -215,7 +208,7 @@ def rollout(s: rules.State) -> list[float]:
 
 
 # ---------------------------------------------------------------------------- the agent
-class RookSearch:
+class RookSearch(BitsAgent):
     """The search player for either seat (observations are seat-relative)."""
 
     name = "search"
@@ -239,13 +232,7 @@ class RookSearch:
         self._last_lead = -1  # the card the agent led at its previous decision, if it led
         self._last_played_opp = 0
 
-    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        packed = np.packbits(np.asarray(observation, dtype=np.uint8), bitorder="little").tobytes()
-        legal = int.from_bytes(np.packbits(np.asarray(action_mask, dtype=np.uint8), bitorder="little").tobytes(),
-                               "little")
-        return self.act_bits(int.from_bytes(packed, "little"), legal)
-
-    def act_bits(self, bits: int, legal: int) -> int:
+    def act_bits(self, bits: int, legal: int, size: int | None = None, n_actions: int | None = None) -> int:
         if not legal:
             raise ValueError("the action mask has no legal action: this agent is not to move")
         view = _Observed(bits)
@@ -486,38 +473,37 @@ class _Observed:
     """The pieces of one observation the search needs, decoded once."""
 
     def __init__(self, bits: int):
-        self.phase = _index(bits, _O["phase"], 5)
-        self.hand = bits >> _O["hand"] & _CARDS
+        obs = decode(bits)
+        self.phase = obs.phase
+        self.hand = obs.hand
         self.seat = 0  # worlds put the agent in seat 0; only relative seats matter
-        self.trumps = _index(bits, _O["trumps"], 4)
-        led = bits >> _O["led"] & _CARDS
-        self.led = led.bit_length() - 1
-        self.led_by_self = bool(bits >> _O["led_by_self"] & 1)
-        up = bits >> _O["face_up"] & _CARDS
+        self.trumps = obs.trumps
+        self.led = obs.led.bit_length() - 1
+        self.led_by_self = obs.led_by_self
+        up = obs.face_up
         self.face_up = up.bit_length() - 1
-        self.opp_known = bits >> _O["opp_known"] & _CARDS
-        self.self_known = bits >> _O["self_known"] & _CARDS
-        self.played_self = bits >> _O["played_self"] & _CARDS
-        self.played_opp = bits >> _O["played_opp"] & _CARDS
-        self.nest = bits >> _O["nest"] & _CARDS
-        self.my_discards = bits >> _O["discards"] & _CARDS
-        self.tricks_self = _index(bits, _O["tricks_self"], TRICKS + 1)
-        self.tricks_opp = _index(bits, _O["tricks_opp"], TRICKS + 1)
+        self.opp_known = obs.opp_known
+        self.self_known = obs.self_known
+        self.played_self = obs.played_self
+        self.played_opp = obs.played_opp
+        self.nest = obs.nest
+        self.my_discards = obs.discards
+        self.tricks_self = obs.tricks_self
+        self.tricks_opp = obs.tricks_opp
         self.tricks = self.tricks_self + self.tricks_opp
-        self.points_self = 5 * _index(bits, _O["points_self"], 25)
-        self.points_opp = 5 * _index(bits, _O["points_opp"], 25)
-        self.dealt_by_self = bool(bits >> _O["self_dealt"] & 1)
-        n_bids = len(rules.BID_AMOUNTS)
-        self.my_bids = bits >> _O["bids_self"] & ((1 << n_bids) - 1)
-        self.opp_bids = bits >> _O["bids_opp"] & ((1 << n_bids) - 1)
-        high = _index(bits, _O["high_bid"], n_bids)
+        self.points_self = 5 * obs.points_self
+        self.points_opp = 5 * obs.points_opp
+        self.dealt_by_self = obs.self_dealt
+        self.my_bids = obs.bids_self
+        self.opp_bids = obs.bids_opp
+        high = obs.high_bid
         self.high_bid = None if high < 0 else MIN_BID + BID_STEP * high
-        self.bidder = 0 if bits >> _O["bidder_self"] & 1 else 1 if bits >> _O["bidder_opp"] & 1 else -1
+        self.bidder = 0 if obs.bidder_self else 1 if obs.bidder_opp else -1
         self.opp_is_bidder = self.bidder == 1
         # The opponent's bidding as the heuristic would have seen it: (amount bid, False) for each of her bids, and
         # (lowest amount she could have bid, True) for her pass. Bids only rise, so the order follows from amounts.
         history = [(MIN_BID + BID_STEP * i, False) for i in cards_of(self.opp_bids)]
-        if bits >> _O["passed_opp"] & 1:
+        if obs.passed_opp:
             history.append((self.high_bid + BID_STEP, True))
         self.opp_bid_history = history
         # Draws made so far: one after each of the first ten tricks (the trick winner is choosing in DRAW).

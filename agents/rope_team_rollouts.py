@@ -21,25 +21,30 @@ from __future__ import annotations
 
 import numpy as np
 
-from cardzoo.envs.common.cards import FULL_MASK, SUIT_MASKS
+from cardzoo.envs.common.cards import FULL_MASK
 from cardzoo.envs.rope_team import rules
-from cardzoo.envs.rope_team.batched import pull
+from cardzoo.envs.rope_team.arrays import (
+    NO_CARD,
+    ONE,
+    RANK_OF,
+    STEPS,
+    SUIT_MASK,
+    SUIT_OF,
+    TIE,
+    card_masks,
+    end_of_trick,
+    popcount,
+    pull,
+    trick,
+    uncover,
+)
 
-from .rope_team_simple import _BY_STEPS, _HIGHER, LEAD_MEAN, RopeTeamSimple
+from .rope_team_simple import BY_STEPS, LEAD_MEAN, RopeTeamSimple
 
-NONE = 52  # an empty hand slot: a card id one past the deck
+NONE = NO_CARD  # an empty hand slot: a card id one past the deck
 HAND = rules.HAND
-_ONE = np.uint64(1)
 _FULL = np.uint64(FULL_MASK)
-_SUIT = np.array([c // 13 for c in range(52)] + [4], np.int64)
-_STEP = np.array([*rules.STEPS, 0], np.int64)
-_SUIT_MASK = np.array([SUIT_MASKS[c // 13] for c in range(52)] + [0], np.uint64)
-_ABOVE = np.array([*_HIGHER, 0], np.uint64)  # cards of the same suit ranked above
-_BAND = tuple(np.uint64(m) for m in _BY_STEPS)  # cards by steps 0, 1, 2
-_TRUMP_MASK = np.array([*SUIT_MASKS, 0], np.uint64)  # by trumps; -1 (none) reads the last entry: no card
-# Ties go to the lowest rank, then the first suit (act_bits scans cards in order and keeps a tie only if lower).
-_TIE = np.array([4 * (c % 13) + c // 13 for c in range(52)] + [1000], np.int64)
-_RANK = np.array([c % 13 for c in range(52)] + [0], np.int64)
+_BAND = tuple(np.uint64(m) for m in BY_STEPS)  # cards by steps 0, 1, 2
 _SUIT_SHIFT = np.array([0, 13, 26, 39], np.uint64)
 _SUIT_BITS = np.uint64(0x1FFF)
 _K3 = np.arange(3)
@@ -58,15 +63,6 @@ def _split_counts() -> np.ndarray:
 
 
 _SPLIT_COUNTS = _split_counts()
-
-
-_BYTE_COUNT = np.array([bin(b).count("1") for b in range(256)], np.int64)
-
-
-def popcount(masks: np.ndarray) -> np.ndarray:
-    """int64[...]: the number of cards in each uint64 mask (numpy < 2 has no bitwise_count)."""
-    masks = np.ascontiguousarray(masks, np.uint64)
-    return _BYTE_COUNT[masks.view(np.uint8).reshape(*masks.shape, 8)].sum(axis=-1)
 
 
 def _band_counts(masks: np.ndarray) -> np.ndarray:
@@ -89,7 +85,7 @@ def _landing(keys: np.ndarray) -> np.ndarray:
         for key in np.unique(missing).tolist():
             rest, ropes = divmod(key, 5)
             coin, up = divmod(rest, 1 << rules.RIDGE)
-            _LANDING[key] = _SIMPLE._landing_values(coin, up, ropes)
+            _LANDING[key] = _SIMPLE.landing_values(coin, up, ropes)
             _FILLED[key] = True
     return _LANDING[keys]
 
@@ -108,8 +104,7 @@ def slots_of(masks: np.ndarray, width: int = HAND) -> np.ndarray:
 
 def masks_of(cards: np.ndarray) -> np.ndarray:
     """uint64[N]: the mask of each row of card ids (``NONE`` entries ignored)."""
-    bits = np.where(cards < NONE, _ONE << np.minimum(cards, 63).astype(np.uint64), np.uint64(0))
-    return np.bitwise_or.reduce(bits, axis=-1)
+    return card_masks(cards)
 
 
 class Games:
@@ -128,7 +123,7 @@ class Games:
         after the current one, in order; None if there is none). ``state``'s own hands and ridge are not used."""
         n = len(hands)
         up = sum(1 << i for i in range(rules.RIDGE) if state.up[i])
-        ridge_up = np.bitwise_or.reduce(np.where(np.array(state.up), _ONE << ridge.astype(np.uint64), np.uint64(0)),
+        ridge_up = np.bitwise_or.reduce(np.where(np.array(state.up), ONE << ridge.astype(np.uint64), np.uint64(0)),
                                         axis=1)
         full = lambda v: np.full(n, v, np.int64)  # noqa: E731
         width = rules.TRICKS_PER_DEAL - state.trick_no  # the cards each seat holds at the start of the trick
@@ -164,24 +159,24 @@ class Games:
         coin = np.where(mover == 0, self.coin, rules.RIDGE - 1 - self.coin)
         up = np.where(mover == 0, self.up, _MIRROR[self.up])
         rows = _landing((coin * (1 << rules.RIDGE) + up) * 5 + self.ropes)
-        suit = _SUIT[cards]
+        suit = SUIT_OF[cards]
         if not self.leading:
             led = self.led
-            same = suit == _SUIT[led][:, None]
+            same = suit == SUIT_OF[led][:, None]
             legal = held & same
             legal |= held & ~legal.any(axis=1)[:, None]
             me_wins = np.where(same, cards > led[:, None], suit == self.trumps[:, None])
-            steps = _STEP[led][:, None] + _STEP[cards]
+            steps = STEPS[led][:, None] + STEPS[cards]
             return cards, legal, rows[at[:, None], me_wins.astype(np.int64), steps]
         hand = self.hands[at, mover]
         unseen = _FULL & ~(hand | self.played | self.ridge_up)
         # Unseen cards of the card's suit above and below it, by steps (the partner's replies that win / lose);
         # a suit with none unseen: all unseen cards, split by whether they trump the card.
         patterns = (unseen[:, None] >> _SUIT_SHIFT) & _SUIT_BITS
-        counts = _SPLIT_COUNTS[patterns[at[:, None], np.minimum(suit, 3)], _RANK[cards]]  # [N, 13, 6]
+        counts = _SPLIT_COUNTS[patterns[at[:, None], np.minimum(suit, 3)], RANK_OF[cards]]  # [N, 13, 6]
         void = (counts.sum(axis=2) == 0)
         if void.any():
-            trump_mask = _TRUMP_MASK[self.trumps]
+            trump_mask = SUIT_MASK[self.trumps]
             split = (self.trumps >= 0)[:, None] & (suit != self.trumps[:, None])
             trumping = _band_counts(unseen & trump_mask)  # [N, 3]
             others = _band_counts(unseen & ~trump_mask)
@@ -189,7 +184,7 @@ class Games:
             fallback = np.where(split[:, :, None], np.concatenate([trumping, others], axis=1)[:, None, :],
                                 np.concatenate([np.zeros_like(everything), everything], axis=1)[:, None, :])
             counts = np.where(void[:, :, None], fallback, counts)
-        steps = _STEP[cards]
+        steps = STEPS[cards]
         flat = rows.reshape(-1)
         index = (at * 10)[:, None, None] + steps[:, :, None] + _K3
         scores = np.concatenate([flat[index], flat[index + 5]], axis=2)  # [N, 13, 6]: partner wins k, me wins k
@@ -211,43 +206,34 @@ class Games:
         n = len(self)
         at = np.arange(n)
         mover = self.mover()
-        bit = _ONE << cards.astype(np.uint64)
+        bit = ONE << cards.astype(np.uint64)
         self.hands[at, mover] &= ~bit
         self.played |= bit
         self.slots[at, mover, np.argmax(self.slots[at, mover] == cards[:, None], axis=1)] = NONE
         if self.leading:
             self.led = cards.astype(np.int64)
             return
-        led, leader = self.led, self.leader
-        same = _SUIT[led] == _SUIT[cards]
-        leader_wins = np.where(same, led > cards, _SUIT[cards] != self.trumps)
-        winner = np.where(leader_wins, leader, 1 - leader)
-        steps = _STEP[led] + _STEP[cards]
+        winner, steps = trick(self.led, cards, self.leader, self.trumps)
         self.led = np.full(n, -1, np.int64)
         self.slots = np.sort(self.slots, axis=2)[:, :, :-1]  # both seats hold one card less: drop the empty slot
         self.trick_no += 1
         self.leader = winner
         self.coin, fall, moved = pull(self.coin, self.ropes, winner, steps, steps > 0)
-        new = moved & ((self.up >> self.coin) & 1 == 0)
-        if new.any():
-            card = self.ridge[at, self.coin]
-            self.up = np.where(new, self.up | (1 << self.coin), self.up)
-            self.ridge_up = np.where(new, self.ridge_up | (_ONE << card.astype(np.uint64)), self.ridge_up)
-            if self.config.trumps:
-                self.trumps = np.where(new, _SUIT[card], self.trumps)
+        new, rows, cards = uncover(self.up, self.coin, moved, self.ridge, self.trumps, self.config.trumps)
+        if len(rows):
+            self.ridge_up[rows] |= ONE << cards.astype(np.uint64)
             self.uncovered += new
-        self.outcome[fall] = -1
-        self.outcome[self.uncovered == rules.RIDGE - 1] = 1
-        if self.trick_no[0] == rules.TRICKS_PER_DEAL:
+        win, end_of_deal, out_of_deals = end_of_trick(self.uncovered, new, fall, self.trick_no, self.deal,
+                                                      self.config.max_deals)
+        self.outcome[fall | out_of_deals] = -1
+        self.outcome[win] = 1
+        if (end_of_deal & ~out_of_deals).any():
             self._next_deal()
         if self.outcome.any():
             self.keep(self.outcome == 0)
 
     def _next_deal(self) -> None:
-        going = self.outcome == 0
-        if self.deal[0] == self.config.max_deals:
-            self.outcome[going] = -1
-            return
+        """The rows' next hands (``future``): every row is at the same deal; rows that ended are dropped after."""
         hands = self.future[:, self.next_future]
         self.next_future += 1
         self.hands = hands.copy()
@@ -282,5 +268,5 @@ def best_cards(cards: np.ndarray, legal: np.ndarray, values: np.ndarray) -> np.n
     """The highest-valued legal card of each row, ties to the lowest rank (as ``act_bits``)."""
     masked = np.where(legal, values, -np.inf)
     top = masked.max(axis=1, keepdims=True)
-    key = np.where(legal & (masked == top), _TIE[cards], 1 << 20)
+    key = np.where(legal & (masked == top), TIE[cards], 1 << 20)
     return cards[np.arange(len(cards)), np.argmin(key, axis=1)]

@@ -60,13 +60,13 @@ import numpy as np
 from cardzoo.envs.common.cards import FULL_MASK, SUIT_MASKS, cards_of
 from cardzoo.envs.common.errors import OptionError
 from cardzoo.envs.rope_team import rules
-from cardzoo.envs.rope_team.observer import LAYOUT
+from cardzoo.envs.rope_team.observer import Observation as _Observation
+from cardzoo.envs.rope_team.observer import decode
 
+from .base import BitsAgent
 from .rope_team_rollouts import NONE, Games, best_cards, masks_of, popcount
 from .rope_team_simple import RopeTeamSimple
 
-_O = LAYOUT.offsets
-_ALL_POSITIONS = (1 << rules.RIDGE) - 1
 _TIE = tuple(4 * (c % 13) + c // 13 for c in range(52))
 _COMB = np.array([[math.comb(n, k) for k in range(rules.HAND + 1)] for n in range(53)], float)
 _BIT = np.array([1 << c for c in range(52)] + [0], np.uint64)
@@ -112,49 +112,6 @@ def _bit_index(x: int) -> int:
 
 
 @dataclass
-class _Observation:
-    hand: int
-    played_self: int
-    played_partner: int
-    led: int | None
-    led_by_self: bool
-    ridge: dict[int, int]  # face-up position (from my end) -> card
-    coin: int
-    trumps: int
-    ropes: int
-    deal: int
-    last_deal: bool
-    trick: int
-    self_dealt: bool
-    self_leads: bool
-    trumps_rule: bool
-    open_hands: bool
-    partner_hand: int
-
-    @staticmethod
-    def read(bits: int) -> _Observation:
-        up = bits >> _O["ridge_up"] & _ALL_POSITIONS
-        ridge = {}
-        for pos in range(rules.RIDGE):
-            if up >> pos & 1:
-                r = _bit_index(bits >> (_O["ridge_rank"] + 13 * pos) & 0x1FFF)
-                s = _bit_index(bits >> (_O["ridge_suit"] + 4 * pos) & 0xF)
-                ridge[pos] = s * 13 + r
-        led = bits >> _O["led"] & FULL_MASK
-        return _Observation(
-            hand=bits >> _O["hand"] & FULL_MASK, played_self=bits >> _O["played_self"] & FULL_MASK,
-            played_partner=bits >> _O["played_partner"] & FULL_MASK, led=_bit_index(led) if led else None,
-            led_by_self=bool(bits >> _O["led_by_self"] & 1), ridge=ridge,
-            coin=_bit_index(bits >> _O["coin"] & _ALL_POSITIONS), trumps=_bit_index(bits >> _O["trumps"] & 0x1F) - 1,
-            ropes=_bit_index(bits >> _O["ropes"] & 0x1F), deal=_bit_index(bits >> _O["deal"] & 0x7) + 1,
-            last_deal=bool(bits >> _O["last_deal"] & 1), trick=_bit_index(bits >> _O["trick"] & 0x1FFF),
-            self_dealt=bool(bits >> _O["self_dealt"] & 1), self_leads=bool(bits >> _O["self_leads"] & 1),
-            trumps_rule=bool(bits >> _O["trumps_rule"] & 1), open_hands=bool(bits >> _O["open_hands"] & 1),
-            partner_hand=bits >> _O["partner_hand"] & FULL_MASK,
-        )
-
-
-@dataclass
 class _PartnerPlay:
     """One of the partner's plays this deal: the public table before it and what the blueprint makes of it."""
 
@@ -170,7 +127,7 @@ class _PartnerPlay:
         blueprint = RopeTeamSimple()
         seat_coin = rules.RIDGE - 1 - table.coin  # the partner's view: its end at 0
         up = sum(1 << (rules.RIDGE - 1 - i) for i in range(rules.RIDGE) if table.up[i])
-        rows = blueprint._landing_values(seat_coin, up, table.ropes)
+        rows = blueprint.landing_values(seat_coin, up, table.ropes)
         everything = list(range(52))
         if table.led is not None:
             # A follow's values depend only on the table: the cards the partner would have preferred are exact.
@@ -193,7 +150,7 @@ def _ridge_up(s: rules.State) -> int:
     return sum(1 << s.ridge[i] for i in range(rules.RIDGE) if s.up[i])
 
 
-class RopeTeamSearch:
+class RopeTeamSearch(BitsAgent):
     """Belief search on the simple strategy for one seat (either; observations are seat-relative)."""
 
     name = "search"
@@ -219,11 +176,6 @@ class RopeTeamSearch:
         self.plays: list[tuple[int, int]] = []  # this deal's plays in order: (ME or PARTNER, card)
         self.partner_plays: list[_PartnerPlay] = []
         self.last: dict = {}  # what the last decision saw and did, for studies of the agent
-
-    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        bits = int.from_bytes(np.packbits(observation.view(np.uint8), bitorder="little").tobytes(), "little")
-        legal = int.from_bytes(np.packbits(action_mask.view(np.uint8), bitorder="little").tobytes(), "little")
-        return self.act_bits(bits, legal)
 
     # ------------------------------------------------------------------ memory
     def _remember(self, obs: _Observation) -> rules.State:
@@ -272,11 +224,11 @@ class RopeTeamSearch:
         return s
 
     # ------------------------------------------------------------------ decision
-    def act_bits(self, bits: int, legal: int) -> int:
+    def act_bits(self, bits: int, legal: int, size: int | None = None, n_actions: int | None = None) -> int:
         """The card to play, from the observation's bits and the legal cards' mask."""
         if not legal:
             raise ValueError("no legal card in the mask: this player is not to move")
-        obs = _Observation.read(bits)
+        obs = decode(bits)
         table = self._remember(obs)
         blueprint = self.blueprint.act_bits(bits, legal)
         candidates = self._candidates(obs, table, legal)

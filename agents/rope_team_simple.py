@@ -16,27 +16,25 @@ partner's reply: it considers every card it has not seen (the partner's hand is 
 the reply would win and by its steps, and scores the lead by the mean over those replies blended with the best
 one (the partner, following the same strategy, picks a good reply when it has one).
 
-The agent acts only on its observation (the labelled vector of ``cardzoo.envs.rope_team.observer``). For speed it
-can also take that same observation as the integer of its bits (``act_bits``), which is what the vector is made
-from; both paths share one decision function and give identical actions.
+The agent acts only on its observation (the labelled vector of ``cardzoo.envs.rope_team.observer``). It is a
+:class:`~cardzoo.agents.base.BitsAgent`: it reads the observation as the integer of its bits (``act_bits``, with the
+observer's ``decode``), which is what the vector is made from; ``act`` packs the vector into that integer, so both
+paths give identical actions.
 """
 
 from __future__ import annotations
 
-import numpy as np
-
 from cardzoo.envs.common.cards import FULL_MASK, SUIT_MASKS, cards_of
-from cardzoo.envs.rope_team.observer import LAYOUT
+from cardzoo.envs.rope_team.observer import decode
 from cardzoo.envs.rope_team.rules import RIDGE, STEPS
 
-_O = LAYOUT.offsets
-_N_BYTES = (LAYOUT.size + 7) // 8
+from .base import BitsAgent
+
 _ALL_POSITIONS = (1 << RIDGE) - 1
-_RIDGE_BITS = (1 << (LAYOUT.sizes["ridge_up"] + LAYOUT.sizes["ridge_rank"] + LAYOUT.sizes["ridge_suit"])) - 1
 
 # Cards of the same suit ranked above each card, and cards by steps: counting unseen replies by category.
-_HIGHER = tuple(SUIT_MASKS[c // 13] & ~((2 << c) - 1) for c in range(52))
-_BY_STEPS = tuple(sum(1 << c for c in range(52) if STEPS[c] == k) for k in range(3))
+HIGHER = tuple(SUIT_MASKS[c // 13] & ~((2 << c) - 1) for c in range(52))
+BY_STEPS = tuple(sum(1 << c for c in range(52) if STEPS[c] == k) for k in range(3))
 
 # Scores of a landing. Only their order and rough ratios matter; they follow the document's tips, not a fit.
 LOSS = -1000.0  # a fall without a rope: the game is lost
@@ -48,28 +46,16 @@ DISTANCE = 2.0  # per card between the coin and the nearest face-down card
 LEAD_MEAN = 0.5  # leading: weight of the mean reply against the best reply
 
 
-def _bit_index(x: int) -> int:
-    return x.bit_length() - 1
-
-
-class RopeTeamSimple:
+class RopeTeamSimple(BitsAgent):
     """The document's simple strategy for one seat (either; observations are seat-relative)."""
 
     name = "simple"
 
     def __init__(self, seed: int | None = None):
-        self._ridge_cache: tuple[int, int] = (-1, 0)
-
-    def reset(self, seed: int | None = None) -> None:
-        self._ridge_cache = (-1, 0)
-
-    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        packed = np.packbits(observation.view(np.uint8), bitorder="little").tobytes()
-        legal = int.from_bytes(np.packbits(action_mask.view(np.uint8), bitorder="little").tobytes(), "little")
-        return self.act_bits(int.from_bytes(packed, "little"), legal)
+        pass
 
     # ------------------------------------------------------------------ decision
-    def act_bits(self, bits: int, legal: int) -> int:
+    def act_bits(self, bits: int, legal: int, size: int | None = None, n_actions: int | None = None) -> int:
         """The best-valued legal card; ties go to the lowest rank (high cards keep their pull for later)."""
         best, best_value = -1, -float("inf")
         for card, value in self.card_values(bits, legal):
@@ -81,19 +67,13 @@ class RopeTeamSimple:
         """Each legal card with the value the strategy gives it, from the observation's bits."""
         if not legal:
             raise ValueError("no legal card in the mask: this player is not to move")
-        hand = bits >> _O["hand"] & FULL_MASK
-        played = (bits >> _O["played_self"] | bits >> _O["played_partner"]) & FULL_MASK
-        led = bits >> _O["led"] & FULL_MASK
-        up = bits >> _O["ridge_up"] & _ALL_POSITIONS
-        coin = _bit_index(bits >> _O["coin"] & _ALL_POSITIONS)
-        trumps = _bit_index(bits >> _O["trumps"] & 0b11111) - 1
-        ropes = _bit_index(bits >> _O["ropes"] & 0b11111)
-        values = self._landing_values(coin, up, ropes)  # [me_wins][steps]
+        o = decode(bits)
+        values = self.landing_values(o.coin, o.up, o.ropes)  # [me_wins][steps]
         cards = cards_of(legal)
-        if led:
-            return self._follow(cards, _bit_index(led), trumps, values)
-        unseen = FULL_MASK & ~(hand | played | self._ridge_cards(bits, up))
-        return self._lead(cards, unseen, trumps, values)
+        if o.led is not None:
+            return self._follow(cards, o.led, o.trumps, values)
+        unseen = FULL_MASK & ~(o.hand | o.played_self | o.played_partner | o.ridge_cards)
+        return self._lead(cards, unseen, o.trumps, values)
 
     @staticmethod
     def _follow(cards: list[int], led: int, trumps: int, values) -> list[tuple[int, float]]:
@@ -115,7 +95,7 @@ class RopeTeamSimple:
             total = weight = 0.0
             top = -float("inf")
             if suit_unseen:  # the partner most likely follows suit: a higher card wins for the partner
-                higher = suit_unseen & _HIGHER[card]
+                higher = suit_unseen & HIGHER[card]
                 groups = ((higher, False), (suit_unseen & ~higher, True))
             elif card // 13 == trumps or not trump_mask:  # a void partner cannot win this trick
                 groups = ((unseen, True),)
@@ -124,7 +104,7 @@ class RopeTeamSimple:
             for group, leader_wins in groups:
                 row = values[leader_wins]
                 for k in range(3):
-                    n = (group & _BY_STEPS[k]).bit_count()
+                    n = (group & BY_STEPS[k]).bit_count()
                     if n:
                         v = row[steps + k]
                         total += n * v
@@ -135,22 +115,6 @@ class RopeTeamSimple:
         return out
 
     # ------------------------------------------------------------------ helpers
-    def _ridge_cards(self, bits: int, up: int) -> int:
-        """The face-up ridge cards as a card mask (cached on the observation's ridge bits, which change only when a
-        card is turned up, so the cache is right across games too)."""
-        key = bits >> _O["ridge_up"] & _RIDGE_BITS
-        cached_key, cards = self._ridge_cache
-        if cached_key == key:
-            return cards
-        cards = 0
-        for pos in range(RIDGE):
-            if up >> pos & 1:
-                r = _bit_index(bits >> (_O["ridge_rank"] + 13 * pos) & 0x1FFF)
-                s = _bit_index(bits >> (_O["ridge_suit"] + 4 * pos) & 0xF)
-                cards |= 1 << (s * 13 + r)
-        self._ridge_cache = (key, cards)
-        return cards
-
     @staticmethod
     def _position_value(pos: int, up: int) -> float:
         edge = min(pos, RIDGE - 1 - pos)
@@ -161,7 +125,7 @@ class RopeTeamSimple:
             value -= DISTANCE * nearest
         return value
 
-    def _landing_values(self, coin: int, up: int, ropes: int) -> tuple[list[float], list[float]]:
+    def landing_values(self, coin: int, up: int, ropes: int) -> tuple[list[float], list[float]]:
         """Value of the trick's result by who wins (0: partner, 1: me) and total steps 0..4."""
         n_down = RIDGE - up.bit_count()
         stay = self._position_value(coin, up)

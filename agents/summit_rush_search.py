@@ -63,14 +63,13 @@ from __future__ import annotations
 import random
 from itertools import product
 
-import numpy as np
-
 from cardzoo.envs.common.errors import OptionError
 from cardzoo.envs.summit_rush import rules
 from cardzoo.envs.summit_rush.observer import HEARD_AGES
 from cardzoo.envs.summit_rush.rules import COVER_MASK, COVERS, N_MESSAGES, N_PEAKS
 
-from .summit_rush_simple import _NEIGHBOURS, _PILE_RANK, Table, cached_plan, piles_of
+from .base import BitsAgent
+from .summit_rush_simple import _NEIGHBOURS, _PILE_RANK, Table, cached_plan, decode_table
 
 _HEARD_PER_SEAT = N_MESSAGES - 1 + HEARD_AGES  # the talk pieces per seat: last message and its age
 _GRANK = tuple((c % 13 + 1) % 13 for c in range(52))  # game rank of each card
@@ -100,18 +99,18 @@ def clock_of(size: int, piles: int, talk: bool, timed: bool) -> tuple[int, int]:
 class Public:
     """What the search needs from an observation: the table, the stock counts, the clock."""
 
-    def __init__(self, bits: int, size: int, n_actions: int):
-        n = self.piles = piles_of(n_actions)
-        self.talk = n_actions != N_PEAKS * n + 2
-        self.table = table = Table(bits, n, size)
-        timed = bool(bits >> (size - 2 - n) & 1)
+    def __init__(self, bits: int, size: int | None, n_actions: int | None):
+        obs = decode_table(bits, size, n_actions)
+        n = self.piles = obs.piles
+        self.talk = obs.talk
+        self.table = table = Table(obs)
+        timed = obs.timed
         self.stock_len, ticks = clock_of(size, n, self.talk, timed)
-        off = _PILE_RANK + 17 * n + 52
         full = (1 << self.stock_len) - 1
-        self.stock_left = tuple((bits >> (off + p * self.stock_len) & full).bit_count() for p in range(n))
-        off += n * self.stock_len
+        counts = obs.counts  # the stock thermometers, then the clock's
+        self.stock_left = tuple((counts >> (p * self.stock_len) & full).bit_count() for p in range(n))
         self.ticks = ticks if timed else None
-        self.ticks_left = (bits >> off & ((1 << ticks) - 1)).bit_count() if timed else None
+        self.ticks_left = (counts >> (n * self.stock_len) & ((1 << ticks) - 1)).bit_count() if timed else None
         # What the search reads, the same for every seat and for silent and talking games (it ignores messages).
         self.key = (n, table.wrap, table.present, table.up, tuple(sorted(table.cards.items())), table.tops,
                     table.on_piles, self.stock_len, self.stock_left, self.ticks, self.ticks_left)
@@ -287,7 +286,7 @@ def value(end: rules.State) -> float:
 _MEMO: dict[tuple, tuple[int, ...]] = {}
 
 
-class SummitRushSearch:
+class SummitRushSearch(BitsAgent):
     """Rollout search over the team's joint move, for any seat of Summit Rush (see the module docstring)."""
 
     name = "search"
@@ -313,12 +312,7 @@ class SummitRushSearch:
         self._last: dict[int, tuple] = {}
         self.stalled: dict[int, int] = {}
 
-    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        bits = int.from_bytes(np.packbits(observation.view(np.uint8), bitorder="little").tobytes(), "little")
-        legal = int.from_bytes(np.packbits(action_mask.view(np.uint8), bitorder="little").tobytes(), "little")
-        return self.act_bits(bits, legal, observation.shape[0], action_mask.shape[0])
-
-    def act_bits(self, bits: int, legal: int, size: int, n_actions: int) -> int:
+    def act_bits(self, bits: int, legal: int, size: int | None = None, n_actions: int | None = None) -> int:
         """The decision from the observation and mask as ints (bit i = entry i) and their lengths; in a talking
         game, the move with message 0 (say nothing)."""
         pub = Public(bits, size, n_actions)

@@ -38,12 +38,12 @@ a pure function; it holds nothing either seat could not compute itself).
 
 from __future__ import annotations
 
-import numpy as np
+from cardzoo.envs.common.errors import PolicyError
+from cardzoo.envs.summit_rush.observer import _PILE_RANK, Observation, decode, piles_of  # noqa: F401 (re-exported)
+from cardzoo.envs.summit_rush.rules import COVER_MASK, N_PEAKS
 
-from cardzoo.envs.summit_rush.rules import COVER_MASK, N_MESSAGES, N_PEAKS
+from .base import BitsAgent
 
-# Fixed offsets of the observation pieces (see cardzoo.envs.summit_rush.observer); pile pieces depend on P.
-_GONE, _DOWN, _UP, _PEAK_RANK, _PEAK_SUIT, _PILE_RANK = 0, 28, 56, 84, 448, 560
 _ALL = (1 << N_PEAKS) - 1
 _BIT_INDEX = {1 << i: i for i in range(64)}
 
@@ -66,41 +66,24 @@ def neighbours(grank: int, wrap: bool) -> tuple[int, ...]:
 _NEIGHBOURS = {w: tuple(neighbours(r, w) for r in range(13)) for w in (True, False)}
 
 
-def piles_of(n_actions: int) -> int:
-    """The number of piles from the action space's size, silent (``28 P + 2`` moves) or with talking (every move
-    with each of the 57 messages)."""
-    if n_actions % N_MESSAGES == 0 and (n_actions // N_MESSAGES - 2) % N_PEAKS == 0:
-        n_actions //= N_MESSAGES
-    return (n_actions - 2) // N_PEAKS
+def decode_table(bits: int, size: int | None, n_actions: int | None) -> Observation:
+    """The observer's ``decode``, with a clear error when the lengths (which vary with the options) are missing."""
+    if size is None or n_actions is None:
+        raise PolicyError("Summit Rush agents need the observation's and the mask's lengths with act_bits (size, "
+                          "n_actions): the observation's layout depends on the options")
+    return decode(bits, size, n_actions)
 
 
 class Table:
-    """The public table decoded from an observation (as the int of its bits)."""
+    """The public table of an observation (decoded by the observer's ``decode``), which a plan can play on."""
 
-    __slots__ = ("piles", "size", "present", "up", "cards", "tops", "on_piles", "seat", "wrap", "public")
+    __slots__ = ("piles", "size", "present", "up", "cards", "tops", "on_piles", "seat", "wrap", "public", "heard")
 
-    def __init__(self, bits: int, piles: int, size: int):
-        n = self.piles = piles
-        self.size = size
-        seat_off = size - 1 - n
-        self.seat = _BIT_INDEX[bits >> seat_off & ((1 << n) - 1)]
-        self.public = bits & ~(((1 << n) - 1) << seat_off)
-        self.wrap = bool(bits >> (size - 1) & 1)
-        self.present = ~bits & _ALL
-        up = self.up = bits >> _UP & _ALL
-        cards = {}
-        while up:
-            low = up & -up
-            pos = _BIT_INDEX[low]
-            up ^= low
-            r = _BIT_INDEX[bits >> (_PEAK_RANK + 13 * pos) & 0x1FFF]
-            s = _BIT_INDEX[bits >> (_PEAK_SUIT + 4 * pos) & 0xF]
-            cards[pos] = s * 13 + r
-        self.cards = cards  # face-up position -> card
-        suit_off = _PILE_RANK + 13 * n
-        self.tops = tuple(_BIT_INDEX[bits >> (suit_off + 4 * p) & 0xF] * 13
-                          + _BIT_INDEX[bits >> (_PILE_RANK + 13 * p) & 0x1FFF] for p in range(n))
-        self.on_piles = bits >> (suit_off + 4 * n) & ((1 << 52) - 1)
+    def __init__(self, obs: Observation):
+        self.piles, self.size, self.seat, self.public, self.wrap = obs.piles, obs.size, obs.seat, obs.public, obs.wrap
+        self.present, self.up, self.tops, self.on_piles, self.heard = (obs.present, obs.up, obs.tops, obs.on_piles,
+                                                                       obs.heard)
+        self.cards = obs.cards  # face-up position -> card (a new dict per decode: after() copies it before a change)
 
     def after(self, plays: dict[int, int]) -> Table:
         """The table once the face-up cards ``{pile: position}`` have gone onto those piles (face-down cards they
@@ -200,7 +183,7 @@ def cached_plan(table: Table) -> tuple[tuple[int, ...], ...]:
     return hit
 
 
-class SummitRushSimple:
+class SummitRushSimple(BitsAgent):
     """The document's simple but careful strategy for one seat of Summit Rush (solo, two or three players)."""
 
     name = "simple"
@@ -213,20 +196,15 @@ class SummitRushSimple:
         self._prev: tuple[int, int] | None = None  # (face-up peak cards, cards on piles) at the last observation
         self._i_turned = False
 
-    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        bits = int.from_bytes(np.packbits(observation.view(np.uint8), bitorder="little").tobytes(), "little")
-        legal = int.from_bytes(np.packbits(action_mask.view(np.uint8), bitorder="little").tobytes(), "little")
-        return self.act_bits(bits, legal, observation.shape[0], action_mask.shape[0])
-
-    def act_bits(self, bits: int, legal: int, size: int, n_actions: int) -> int:
+    def act_bits(self, bits: int, legal: int, size: int | None = None, n_actions: int | None = None) -> int:
         """The same decision from the observation and mask as ints (bit i = entry i) and their lengths. In a game
         with talking the mask covers every (message, move) pair: the action is ``message * moves + move``."""
-        n = piles_of(n_actions)
+        table = Table(decode_table(bits, size, n_actions))
+        n = table.piles
         n_moves = N_PEAKS * n + 2
         legal &= (1 << n_moves) - 1  # the moves (with no message; every message goes with any legal move)
         if not legal:
             raise ValueError("the action mask has no legal action: the game is over")
-        table = Table(bits, n, size)
         self._remember(table)
         move, message = self.choose(table, legal, bits, n_actions)
         if not legal >> move & 1:  # cannot happen for a consistent observation; never play an illegal action

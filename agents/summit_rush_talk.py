@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from cardzoo.envs.summit_rush.observer import HEARD_AGES
+from cardzoo.envs.summit_rush.observer import HEARD_AGES, decode  # noqa: F401 (HEARD_AGES re-exported)
 from cardzoo.envs.summit_rush.rules import (
     COVER_MASK,
     N_MESSAGES,
@@ -52,20 +52,8 @@ from .summit_rush_simple import _NEIGHBOURS, SummitRushSimple, Table, cached_pla
 
 def heard(bits: int, size: int, piles: int) -> list[tuple[int, int] | None]:
     """Each seat's last message and how many ticks ago it was said (``None`` before the first), from an observation
-    of a talking game (bits as an int, ``size`` entries). The pieces are counted from the end: ``heard``,
-    ``heard_ago``, then ``timed`` (1), ``seat`` (one per pile) and ``wrap`` (1)."""
-    said = N_MESSAGES - 1
-    ago_off = size - 2 - piles - HEARD_AGES * piles
-    heard_off = ago_off - said * piles
-    out: list[tuple[int, int] | None] = []
-    for q in range(piles):
-        message = bits >> (heard_off + said * q) & ((1 << said) - 1)
-        if not message:
-            out.append(None)
-            continue
-        ago = bits >> (ago_off + HEARD_AGES * q) & ((1 << HEARD_AGES) - 1)
-        out.append((message.bit_length(), ago.bit_length() - 1))  # one-hot over messages 1..56 and ages 0..9
-    return out
+    of a talking game (bits as an int, ``size`` entries): the observer's ``decode``."""
+    return list(decode(bits, size, (N_PEAKS * piles + 2) * N_MESSAGES).heard)
 
 
 def _grank(card: int) -> int:
@@ -82,7 +70,7 @@ class SummitRushSimpleTalk(SummitRushSimple):
         if n_actions == N_PEAKS * n + 2:  # the silent variant: nothing to say or hear
             return super().choose(table, legal, bits, n_actions)
         turn, wait = N_PEAKS * n, N_PEAKS * n + 1
-        fresh = [m[0] if m is not None and m[1] == 0 else SAY_NOTHING for m in heard(bits, table.size, n)]
+        fresh = [m[0] if m is not None and m[1] == 0 else SAY_NOTHING for m in table.heard]
         plays_now = legal & ((1 << turn) - 1)
         # Claims said last tick that still stand: the card is still free and fits its claimant's pile.
         claims: dict[int, int] = {}

@@ -21,6 +21,9 @@ from cardzoo.envs.common.errors import IllegalActionError, IllegalActionWarning,
 from cardzoo.envs.rope_team import rules
 from cardzoo.envs.rope_team.observer import observe_bits
 
+from .lockstep import Agents
+from .lockstep import lockstep as run_lockstep
+
 
 def _packed(rows: np.ndarray) -> list[int]:
     """Each 0/1 row as the int whose bit i is entry i (the single observer's form)."""
@@ -29,41 +32,9 @@ def _packed(rows: np.ndarray) -> list[int]:
 
 
 def lockstep(n: int, steps: int, seed: int = 0, **options) -> int:
-    """Play ``steps`` random legal steps of ``n`` games both ways, checking every step; the games finished."""
-    eng = make_batched("rope_team_v0", n, **options)
-    envs = [rope_team_v0.raw_env(**options) for _ in range(n)]
-    rng = np.random.default_rng(seed)
-    obs, mask, seat = eng.reset(seed * 1_000_003)
-    for i, env in enumerate(envs):
-        env.reset(seed=int(eng.seeds[i]))
-    finished = 0
-
-    def check() -> None:
-        observed, legal = _packed(obs), _packed(mask)
-        for i, env in enumerate(envs):
-            s = env.game
-            assert seat[i] == s.to_move, i
-            assert observed[i] == observe_bits(s, s.to_move), (i, env.game_record())
-            assert legal[i] == rules.legal_mask(s), i
-
-    check()
-    for _ in range(steps):
-        actions = np.argmax(rng.random((n, 52)) * mask, axis=1)
-        obs, mask, seat, rewards, done = eng.step(actions)
-        for i, env in enumerate(envs):
-            agent = env.agent_selection
-            env.step(int(actions[i]))
-            assert rewards[i].tolist() == [env.rewards[a] for a in env.possible_agents], i
-            assert done[i] == env.terminations[agent], i
-            if done[i]:
-                finished += 1
-                assert eng.finished_info(i) == env.infos[agent]
-                assert eng.outcomes[eng.outcome[i]] == env.infos[agent]["outcome"]
-                assert np.array_equal(eng.final_obs[i], env.observe(agent)["observation"])
-                assert eng.finished_record(i) == env.game_record()
-                env.reset(seed=int(eng.seeds[i]))
-        check()
-    return finished
+    """Play ``steps`` random legal steps of ``n`` games both ways (tests/lockstep.py), checking every step; the
+    games finished."""
+    return run_lockstep("rope_team_v0", n, steps, seed=seed, **options)["games"]
 
 
 @pytest.mark.parametrize("level", sorted(rules.LEVELS))
@@ -80,6 +51,17 @@ def test_batched_equals_single_env_per_level(level):
 ], ids=str)
 def test_batched_equals_single_env_per_variant(options):
     assert lockstep(48, 500, seed=2, **options) >= 500
+
+
+@pytest.mark.parametrize("names, n, steps, level", [
+    (("simple",), 16, 300, "normal"), (("learned",), 16, 300, "hard"), (("simple", "learned"), 16, 300, "expert"),
+    (("search",), 2, 120, "normal"), (("search", "simple"), 2, 120, "hard"),
+], ids=str)
+def test_batched_equals_single_env_with_shipped_agents(names, n, steps, level):
+    """The shipped agents, each acting on its own observation, see the same games in the engine and the env."""
+    seen = run_lockstep("rope_team_v0", n, steps, Agents(*names), seed=5, level=level)
+    assert seen["games"] >= 2 * n, seen
+    assert seen["win"] >= 1, seen  # agents that play to win (random legal play almost never wins on these levels)
 
 
 def test_long_games_and_later_deals():

@@ -16,14 +16,14 @@ from hypothesis import strategies as st
 from cardzoo.agents.oracles.rope_team import later_deals
 from cardzoo.agents.registry import make_agent
 from cardzoo.agents.rope_team_rollouts import Games
-from cardzoo.agents.rope_team_search import RopeTeamSearch, _Observation, _ridge_up
+from cardzoo.agents.rope_team_search import RopeTeamSearch, _ridge_up
 from cardzoo.agents.rope_team_simple import RopeTeamSimple
 from cardzoo.envs import rope_team_v0
 from cardzoo.envs.common.cards import SUIT_MASKS, mask_to_bits
 from cardzoo.envs.common.errors import OptionError
 from cardzoo.envs.rope_team import rules
 from cardzoo.envs.rope_team.env import make_config
-from cardzoo.envs.rope_team.observer import LAYOUT, observe_bits
+from cardzoo.envs.rope_team.observer import LAYOUT, decode, observe_bits
 from cardzoo.evaluation.matches.runner import FAST_LOOPS
 from cardzoo.evaluation.studies import search_rope_team as study
 
@@ -212,7 +212,7 @@ def _check_worlds(level: str, seed: int, plays: int, noise: float = 0.3) -> int 
             break
     if s.outcome is not None:
         return None
-    read = _Observation.read(observe_bits(s, 0))
+    read = decode(observe_bits(s, 0))
     worlds = agent._belief(read, agent._remember(read), 64)
     if worlds is None:
         return None
@@ -256,7 +256,7 @@ def test_the_partner_read_narrows_the_belief():
             s = _to_turn("hard", seed, 9, agent, 0, noise=0.0)
             if s is None:
                 continue
-            read = _Observation.read(observe_bits(s, 0))
+            read = decode(observe_bits(s, 0))
             table = agent._remember(read)
             worlds = agent._belief(read, table, 64)
             better = 0

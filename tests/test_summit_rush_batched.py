@@ -25,73 +25,17 @@ from cardzoo.envs.common.generators import permutations
 from cardzoo.envs.summit_rush import rules
 from cardzoo.envs.summit_rush.batched import SummitRushBatched, SummitRushParallel
 
+from .lockstep import Agents
+from .lockstep import choose_ticks as choose
+from .lockstep import lockstep as run_lockstep
 from .test_summit_rush_properties import neighbours
 
 
-def choose(rng: np.random.Generator, mask: np.ndarray, eng, waiting: np.ndarray) -> np.ndarray:
-    """Joint actions int[N, P] from the move part of ``mask`` (int8[N, P, A]): plays twenty times as likely as a
-    turn or a wait, except in the games marked ``waiting``, which wait four times in five; talking games say a
-    random message half the time."""
-    moves = mask[..., : eng.n_moves].astype(np.float64)
-    weight = moves.copy()
-    weight[..., : eng.TURN] *= 20.0
-    action = np.argmax(rng.random(moves.shape) ** (1.0 / np.maximum(weight, 1e-9)) * moves, axis=2)
-    idle = waiting[:, None] & (rng.random(action.shape) < 0.8)
-    action = np.where(idle, eng.WAIT, action)
-    if eng.config.talk:
-        said = rng.integers(0, rules.N_MESSAGES, action.shape) * (rng.random(action.shape) < 0.5)
-        action = action + said * eng.n_moves
-    return action
-
-
 def lockstep(options: dict, n: int, steps: int, seed: int = 0, illegal: float = 0.0) -> Counter:
-    """Play ``steps`` ticks of ``n`` games both ways, checking everything every tick; returns what happened (game
-    outcomes, and redirected/bounced/conflicts/turned/messages summed over the finished games)."""
-    eng = SummitRushParallel(n, **options)
-    envs = [summit_rush_v0.parallel_env(**options) for _ in range(n)]
-    agents = envs[0].possible_agents
-    rng = np.random.default_rng(seed)
-    obs, mask = eng.reset(seed * 1_000_003)
-    current = [env.reset(seed=int(eng.seeds[i]))[0] for i, env in enumerate(envs)]
-    waiting = rng.random(n) < 0.1
-    seen: Counter = Counter()
-
-    def check() -> None:
-        assert np.array_equal(obs, [[current[i][a]["observation"] for a in agents] for i in range(n)])
-        assert np.array_equal(mask, [[current[i][a]["action_mask"] for a in agents] for i in range(n)])
-
-    check()
-    for _ in range(steps):
-        actions = choose(rng, mask, eng, waiting)
-        if illegal:
-            wild = rng.random(actions.shape) < illegal
-            actions = np.where(wild, rng.integers(0, eng.num_actions, actions.shape), actions)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", IllegalActionWarning)
-            obs, mask, rewards, done = eng.step(actions)
-            results = [env.step({a: int(actions[i, q]) for q, a in enumerate(agents)}) for i, env in enumerate(envs)]
-        for i, (o, r, term, trunc, info) in enumerate(results):
-            current[i] = o
-            if envs[i].game.outcome != rules.ILLEGAL:  # who touched first this tick
-                assert tuple(eng.engine.last_order[i]) == envs[i].game.last_order, i
-            assert rewards[i].tolist() == [r[a] for a in agents], i
-            assert done[i] == (not envs[i].agents), i
-            if not done[i]:
-                continue
-            assert eng.truncated[i] == trunc[agents[0]] and term[agents[0]] != trunc[agents[0]], i
-            assert eng.finished_info(i) == info[agents[0]], i
-            assert eng.outcomes[eng.outcome[i]] == info[agents[0]]["outcome"]
-            assert np.array_equal(eng.final_obs[i], [o[a]["observation"] for a in agents]), i
-            assert eng.finished_record(i) == envs[i].game_record(), i
-            seen[info[agents[0]]["outcome"]] += 1
-            for key in ("redirected", "bounced", "conflicts", "turned", "messages"):
-                seen[key] += info[agents[0]].get(key, 0)
-            current[i] = envs[i].reset(seed=int(eng.seeds[i]))[0]
-            waiting[i] = rng.random() < 0.1
-        check()
-    for i in range(n):  # the games still going are recorded too
-        assert eng.record(i) == envs[i].game_record()
-    return seen
+    """Play ``steps`` random ticks of ``n`` games both ways (tests/lockstep.py), checking everything every tick;
+    returns what happened (game outcomes, and redirected/bounced/conflicts/turned/messages summed over the
+    finished games)."""
+    return run_lockstep("summit_rush_v0", n, steps, seed=seed, illegal=illegal, **options)
 
 
 @pytest.mark.parametrize("options, n, steps, ends", [
@@ -112,6 +56,18 @@ def test_parallel_engine_equals_single_env(options, n, steps, ends):
         assert seen["conflicts"] and seen["redirected"] and seen["bounced"], seen
     if "silent" not in options:
         assert seen["messages"], seen
+
+
+@pytest.mark.parametrize("names, n, steps, options", [
+    (("simple",), 8, 200, {}), (("learned",), 8, 200, {"silent": True}),
+    (("simple", "learned"), 8, 200, {"silent": True, "level": "hard"}), (("simple_talk",), 8, 200, {"players": 3}),
+    (("search",), 2, 60, {"silent": True}),
+], ids=str)
+def test_parallel_engine_equals_single_env_with_shipped_agents(names, n, steps, options):
+    """The shipped agents, every seat acting on its own observation each tick, see the same games both ways."""
+    seen = run_lockstep("summit_rush_v0", n, steps, Agents(*names), seed=5, **options)
+    assert seen["games"] >= n, seen
+    assert seen["win"] >= 1, seen
 
 
 @pytest.mark.parametrize("mode", ["penalize", "wait"])

@@ -43,3 +43,10 @@ class Layout:
         """The slices as a reStructuredText-style table for docstrings."""
         rows = [f"{self.offsets[n]:>4}:{self.offsets[n] + s:<4} {n:<16} {doc}" for n, s, doc in self.pieces]
         return "\n".join(["slice     piece            meaning", *rows, f"({self.size} entries in all)"])
+
+
+def to_bits(vector: np.ndarray) -> int:
+    """The int whose bit ``i`` is entry ``i`` of a 0/1 vector (an observation or an action mask): the form the
+    observers build and the bit-level agents read."""
+    packed = np.packbits(np.asarray(vector, dtype=np.uint8), bitorder="little")
+    return int.from_bytes(packed.tobytes(), "little")

@@ -10,7 +10,7 @@ unless the viewer is the bid winner who has taken it, the Nest and the discards.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -79,6 +79,67 @@ _PASSED_SELF, _PASSED_OPP, _BIDDER_SELF, _BIDDER_OPP, _LED_BY_SELF, _SELF_DEALT,
                          "self_to_move"))
 _TOTAL_SELF_NEG, _TOTAL_OPP_NEG = 1 << _O["total_self_neg"], 1 << _O["total_opp_neg"]
 _MAX_TOTAL = (1 << TOTAL_BITS) - 1
+
+
+_CARDS = (1 << N_CARDS) - 1
+
+
+class Observation(NamedTuple):
+    """An observation read back from its bits (:func:`decode`): card pieces as card masks, one-hot pieces as the
+    index of their entry (-1 if none is set), bid pieces as masks over the bid amounts' indices, flags as bools."""
+
+    hand: int
+    phase: int  # bid, trump, discard, play, draw = 0..4; -1 once the episode is over
+    bids_self: int
+    bids_opp: int
+    passed_self: bool
+    passed_opp: bool
+    high_bid: int  # index into BID_AMOUNTS
+    bidder_self: bool
+    bidder_opp: bool
+    trumps: int  # suit
+    nest: int
+    discards: int
+    face_up: int  # a card mask (one card or none)
+    opp_known: int
+    self_known: int
+    played_self: int
+    played_opp: int
+    led: int  # a card mask (one card or none)
+    led_by_self: bool
+    tricks_self: int
+    tricks_opp: int
+    points_self: int  # card points / 5
+    points_opp: int
+    total_self: int  # running total / 5, signed
+    total_opp: int
+    self_dealt: bool
+    self_to_move: bool
+
+
+def _one_hot(bits: int, offset: int, size: int) -> int:
+    return (bits >> offset & ((1 << size) - 1)).bit_length() - 1
+
+
+def decode(bits: int) -> Observation:
+    """The observation ``bits`` (bit i = entry i of :data:`LAYOUT`) as labelled pieces: what bit-level agents read."""
+    bid_mask = (1 << N_BIDS) - 1
+    total_mask = (1 << TOTAL_BITS) - 1
+    return Observation(
+        hand=bits >> _HAND & _CARDS, phase=_one_hot(bits, _PHASE, 5), bids_self=bits >> _BIDS_SELF & bid_mask,
+        bids_opp=bits >> _BIDS_OPP & bid_mask, passed_self=bool(bits & _PASSED_SELF),
+        passed_opp=bool(bits & _PASSED_OPP), high_bid=_one_hot(bits, _HIGH_BID, N_BIDS),
+        bidder_self=bool(bits & _BIDDER_SELF), bidder_opp=bool(bits & _BIDDER_OPP),
+        trumps=_one_hot(bits, _TRUMPS, 4), nest=bits >> _NEST & _CARDS, discards=bits >> _DISCARDS & _CARDS,
+        face_up=bits >> _FACE_UP & _CARDS, opp_known=bits >> _OPP_KNOWN & _CARDS,
+        self_known=bits >> _SELF_KNOWN & _CARDS, played_self=bits >> _PLAYED_SELF & _CARDS,
+        played_opp=bits >> _PLAYED_OPP & _CARDS, led=bits >> _LED & _CARDS, led_by_self=bool(bits & _LED_BY_SELF),
+        tricks_self=_one_hot(bits, _TRICKS_SELF, TRICKS + 1), tricks_opp=_one_hot(bits, _TRICKS_OPP, TRICKS + 1),
+        points_self=_one_hot(bits, _POINTS_SELF, POINT_LEVELS), points_opp=_one_hot(bits, _POINTS_OPP, POINT_LEVELS),
+        total_self=(bits >> _TOTAL_SELF & total_mask) * (-1 if bits & _TOTAL_SELF_NEG else 1),
+        total_opp=(bits >> _TOTAL_OPP & total_mask) * (-1 if bits & _TOTAL_OPP_NEG else 1),
+        self_dealt=bool(bits & _SELF_DEALT), self_to_move=bool(bits & _SELF_TO_MOVE),
+    )
 
 
 # Per-value bit tables, computed once: the observer runs every step.

@@ -2,7 +2,10 @@
 
 The array form of :mod:`cardzoo.envs.rope_team.rules` (which stays the statement of the rules) and of the observer:
 for the same seed and the same actions, every observation, mask, reward and outcome equals the single env's, bit
-for bit. The protocol (reset, step, the seed stream, records, illegal actions) is :mod:`cardzoo.envs.batched`'s::
+for bit. The rule steps themselves (trick, pull, uncover, end of trick, next deal) are those of
+:mod:`cardzoo.envs.rope_team.arrays`, shared with the search agent's rollouts; this module keeps the games' state,
+the observation words, rewards and records. The protocol (reset, step, the seed stream, records, illegal actions)
+is :mod:`cardzoo.envs.batched`'s::
 
     from cardzoo.envs.batched import make_batched
     eng = make_batched("rope_team_v0", num_envs=4096, level="hard")
@@ -40,18 +43,15 @@ from typing import Any
 import numpy as np
 
 from ..batched import BatchedEnv, SeedBlocks
-from ..common.cards import SUIT_MASKS
 from ..common.generators import permutations
 from ..common.options import number, reject_unknown
 from . import rules
+from .arrays import ONE as _ONE
+from .arrays import SUIT_MASK as _SUITS
+from .arrays import card_masks, end_of_trick, next_cards, pull, split_hands, trick, uncover
 from .env import AGENTS, make_config
 from .observer import LAYOUT
 
-_ONE = np.uint64(1)
-_SUITS = np.array([*SUIT_MASKS, 0], np.uint64)  # index 4 (no card led): no suit, so "follow" is empty
-_STEPS = np.array(rules.STEPS + (0,), np.int64)  # index -1 (no card led) pulls nothing
-_RANK_OF = np.arange(52) % 13
-_SUIT_OF = np.arange(52) // 13
 _O = LAYOUT.offsets
 _TAIL = _O["coin"]  # the pieces from "coin" on fit in words 6 and 7: built as one 64-bit value
 _TAIL_SHIFT = _TAIL - 384
@@ -75,32 +75,12 @@ def _ridge_words() -> np.ndarray:
 _RIDGE_WORDS = _ridge_words()
 
 
-def _bits(cards: np.ndarray) -> np.ndarray:
-    """uint64[...]: the card mask of each row of card ints (last axis)."""
-    return np.bitwise_or.reduce(_ONE << cards.astype(np.uint64), axis=-1)
-
-
 def _place(words: np.ndarray, value: np.ndarray, offset: int) -> None:
     """OR the bits of ``value`` (uint64, at most 64 bits used) into ``words`` from bit ``offset`` on."""
     word, shift = offset >> 6, offset & 63
     words[:, word] |= value << np.uint64(shift)
     if shift:
         words[:, word + 1] |= value >> np.uint64(64 - shift)
-
-
-def pull(coin: np.ndarray, ropes: np.ndarray, winner: np.ndarray, steps: np.ndarray, moving: np.ndarray
-         ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``rules._pull`` for many games: the winner's side pulls the coin ``steps`` places where ``moving``; past an
-    end a rope (taken from ``ropes`` in place) holds it at the last place, with none left the team falls.
-    Returns the new coins, the falls and the games whose coin moved."""
-    target = np.where(winner == 0, coin - steps, coin + steps)
-    beyond = moving & ((target < 0) | (target >= rules.RIDGE))
-    fall = beyond & (ropes == 0)
-    caught = beyond & ~fall
-    ropes -= caught
-    target = np.where(caught, winner * (rules.RIDGE - 1), target)
-    moved = moving & ~fall
-    return np.where(moved, target, coin), fall, moved
 
 
 class RopeTeamBatched(BatchedEnv):
@@ -128,7 +108,7 @@ class RopeTeamBatched(BatchedEnv):
         self.aside = np.zeros(n, np.uint64)
         self.ridge = np.zeros((n, rules.RIDGE), np.int64)
         self.on_ridge = np.zeros(n, np.uint64)
-        self.up = np.zeros((n, rules.RIDGE), bool)
+        self.up_mask = np.zeros(n, np.int64)  # face-up ridge positions, bit p = position p
         self.ridge_words = np.zeros((n, 2, _WORDS), np.uint64)  # the face-up ridge part of each seat's observation
         self.decks = np.zeros((n, cfg.max_deals, 52), np.int8)  # each game's permutations, one per deal
         for name in ("coin", "trumps", "ropes", "deal", "dealer", "leader", "to_move", "led", "trick_no",
@@ -142,15 +122,19 @@ class RopeTeamBatched(BatchedEnv):
         self._constant_tail = np.uint64(sum(1 << (_O[k] - _TAIL) for k, on in
                                             (("trumps_rule", cfg.trumps), ("open_hands", cfg.open_hands)) if on))
 
+    @property
+    def up(self) -> np.ndarray:
+        """bool[N, 9]: which ridge positions are face up."""
+        return (self.up_mask[:, None] >> np.arange(rules.RIDGE)) & 1 == 1
+
     # ----------------------------------------------------------------- dealing
     def _start(self, slots: np.ndarray, seeds: np.ndarray) -> None:
         decks = self._decks.take(seeds)
         self.decks[slots] = decks
         deck = decks[:, 0].astype(np.int64)
         self.ridge[slots] = deck[:, : rules.RIDGE]
-        self.on_ridge[slots] = _bits(deck[:, : rules.RIDGE])
-        self.up[slots] = False
-        self.up[slots, rules.CAMP] = True
+        self.on_ridge[slots] = card_masks(deck[:, : rules.RIDGE])
+        self.up_mask[slots] = 1 << rules.CAMP
         self.ridge_words[slots] = _RIDGE_WORDS[[[0], [1]], rules.CAMP, deck[:, rules.CAMP]].transpose(1, 0, 2)
         self.coin[slots] = rules.CAMP
         self.trumps[slots] = rules.NO_TRUMPS
@@ -163,10 +147,7 @@ class RopeTeamBatched(BatchedEnv):
 
     def _deal_hands(self, slots: np.ndarray, rest: np.ndarray) -> None:
         """Hand out ``rest`` (int[k, 43], the cards off the ridge in dealing order) and pass the deal on."""
-        hand = rules.HAND
-        self.hands[slots, 0] = _bits(rest[:, :hand])
-        self.hands[slots, 1] = _bits(rest[:, hand : 2 * hand])
-        self.aside[slots] = _bits(rest[:, 2 * hand :])
+        self.hands[slots, 0], self.hands[slots, 1], self.aside[slots] = split_hands(rest)
         self.played[slots] = 0
         dealer = 1 - self.dealer[slots]
         self.dealer[slots] = dealer
@@ -178,9 +159,7 @@ class RopeTeamBatched(BatchedEnv):
         """rules._end_of_deal for games going on: the next permutation, less the ridge's cards, dealt in order."""
         self.deal[slots] += 1
         perm = self.decks[slots, self.deal[slots] - 1].astype(np.int64)
-        off_ridge = (self.on_ridge[slots, None] >> perm.astype(np.uint64)) & _ONE == 0
-        order = np.argsort(~off_ridge, axis=1, kind="stable")[:, : 52 - rules.RIDGE]
-        self._deal_hands(slots, np.take_along_axis(perm, order, axis=1))
+        self._deal_hands(slots, next_cards(perm, self.on_ridge[slots]))
 
     # ----------------------------------------------------------------- playing
     def _legal(self, actions: np.ndarray) -> np.ndarray:
@@ -199,11 +178,8 @@ class RopeTeamBatched(BatchedEnv):
         lead = led < 0
         # a card led: the other seat follows
         self.to_move[lead] = 1 - mover[lead]
-        # a card followed: the trick is decided (rules.trick_winner)
-        same_suit = _SUIT_OF[led] == _SUIT_OF[card]
-        leader_wins = np.where(same_suit, led > card, _SUIT_OF[card] != self.trumps)
-        winner = np.where(leader_wins, self.leader, mover)
-        steps = _STEPS[led] + _STEPS[card]
+        # a card followed: the trick is decided (rows that led get a winner and steps too, unused)
+        winner, steps = trick(led, card, self.leader, self.trumps)
         follow = ~lead
         self.led = np.where(lead, card, -1)
         self.trick_no += follow
@@ -211,20 +187,16 @@ class RopeTeamBatched(BatchedEnv):
         self.to_move = np.where(follow, winner, self.to_move)
         # the pull (rules._pull): only a trick with steps moves the coin
         self.coin, fall, moved = pull(self.coin, self.ropes, winner, steps, follow & (steps > 0))
-        uncovered = moved & ~self.up[self._slots, self.coin]
-        newly = np.flatnonzero(uncovered)
+        uncovered, newly, ridge_card = uncover(self.up_mask, self.coin, moved, self.ridge, self.trumps,
+                                               self.config.trumps)
         if len(newly):
-            pos, ridge_card = self.coin[newly], self.ridge[newly, self.coin[newly]]
-            self.up[newly, pos] = True
+            pos = self.coin[newly]
             self.ridge_words[newly, 0] |= _RIDGE_WORDS[0, pos, ridge_card]
             self.ridge_words[newly, 1] |= _RIDGE_WORDS[1, pos, ridge_card]
-            if self.config.trumps:
-                self.trumps[newly] = _SUIT_OF[ridge_card]
         self.uncovered += uncovered
-        win = uncovered & (self.uncovered == rules.RIDGE - 1)
+        win, end_of_deal, out_of_deals = end_of_trick(self.uncovered, uncovered, fall, self.trick_no, self.deal,
+                                                      self.config.max_deals)
         self.win_deal[win] = self.deal[win]
-        end_of_deal = follow & ~fall & ~win & (self.trick_no == rules.TRICKS_PER_DEAL)
-        out_of_deals = end_of_deal & (self.deal == self.config.max_deals)
         outcome = np.full(n, -1, np.int8)
         outcome[win] = 0
         outcome[fall] = 1

@@ -6,11 +6,12 @@ partner's end, and "self"/"partner" replace seat numbers, so one policy can play
 
 from __future__ import annotations
 
-from typing import Any
+from functools import lru_cache
+from typing import Any, NamedTuple
 
 import numpy as np
 
-from ..common.cards import CARD_NAMES, SUIT_NAMES, cards_of
+from ..common.cards import CARD_NAMES, FULL_MASK, SUIT_NAMES, cards_of
 from ..common.layout import Layout
 from .rules import RIDGE, TRICKS_PER_DEAL, State
 
@@ -120,6 +121,73 @@ def state_bits(s: State) -> int:
     for pos, card in enumerate(s.ridge):
         bits |= _STATE_RIDGE_BITS[pos][card]
     return bits
+
+
+class Observation(NamedTuple):
+    """An observation read back from its bits (:func:`decode`): card sets as 52-bit masks, positions from the
+    viewer's end, ``trumps`` -1 for none."""
+
+    hand: int
+    partner_hand: int  # 0 unless open_hands
+    played_self: int
+    played_partner: int
+    led: int | None  # the card led to the current trick
+    led_by_self: bool
+    up: int  # face-up ridge positions, bit p = position p
+    ridge: dict[int, int]  # face-up position -> card (shared between decodes: do not modify)
+    ridge_cards: int  # the face-up ridge cards as a card mask
+    coin: int
+    trumps: int
+    ropes: int
+    deal: int  # 1..3
+    last_deal: bool
+    trick: int
+    self_dealt: bool
+    self_leads: bool
+    self_to_move: bool
+    trumps_rule: bool
+    open_hands: bool
+
+
+_ALL_POSITIONS = (1 << RIDGE) - 1
+_TRUMPS_PIECE, _DEAL_PIECE = _O["trumps"], _O["deal"]
+_new = tuple.__new__
+_RIDGE_PIECES = _O["ridge_up"]
+_RIDGE_MASK = (1 << (LAYOUT.sizes["ridge_up"] + LAYOUT.sizes["ridge_rank"] + LAYOUT.sizes["ridge_suit"])) - 1
+
+
+def _bit_index(x: int) -> int:
+    """The position of the single set bit of ``x`` (-1 if none)."""
+    return x.bit_length() - 1
+
+
+@lru_cache(maxsize=1024)
+def _ridge(pieces: int) -> tuple[dict[int, int], int]:
+    """The face-up ridge from the ridge pieces' bits (they change only when a card turns up: cached)."""
+    ridge, cards = {}, 0
+    for pos in range(RIDGE):
+        if pieces >> pos & 1:
+            r = _bit_index(pieces >> (RIDGE + 13 * pos) & 0x1FFF)
+            s = _bit_index(pieces >> (14 * RIDGE + 4 * pos) & 0xF)
+            ridge[pos] = s * 13 + r
+            cards |= 1 << (s * 13 + r)
+    return ridge, cards
+
+
+def decode(bits: int) -> Observation:
+    """The observation ``bits`` (bit i = entry i of :data:`LAYOUT`) as labelled pieces: what bit-level agents read."""
+    ridge, ridge_cards = _ridge(bits >> _RIDGE_PIECES & _RIDGE_MASK)
+    led = bits >> _LED & FULL_MASK
+    # positional, through tuple.__new__: decode runs at every decision of the bit-level agents
+    return _new(Observation, (
+        bits >> _HAND & FULL_MASK, bits >> _PARTNER & FULL_MASK, bits >> _PLAYED_SELF & FULL_MASK,
+        bits >> _PLAYED_PARTNER & FULL_MASK, led.bit_length() - 1 if led else None, bits & _LED_BY_SELF != 0,
+        bits >> _RIDGE_PIECES & _ALL_POSITIONS, ridge, ridge_cards, (bits >> _COIN & _ALL_POSITIONS).bit_length() - 1,
+        (bits >> _TRUMPS_PIECE & 0x1F).bit_length() - 2, (bits >> _ROPES & 0x1F).bit_length() - 1,
+        (bits >> _DEAL_PIECE & 0x7).bit_length(), bits & _LAST_DEAL != 0,
+        (bits >> _TRICK & 0x1FFF).bit_length() - 1, bits & _SELF_DEALT != 0, bits & _SELF_LEADS != 0,
+        bits & _SELF_TO_MOVE != 0, bits & _TRUMPS_RULE != 0, bits & _OPEN_HANDS != 0,
+    ))
 
 
 def _cards(piece: np.ndarray) -> list[str]:

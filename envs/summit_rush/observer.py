@@ -15,7 +15,7 @@ The vector's length depends on the options (players, stock size, number of ticks
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -192,3 +192,77 @@ class Observer:
             ago = np.flatnonzero(p["heard_ago"][q * HEARD_AGES : (q + 1) * HEARD_AGES])
             out.append((MESSAGES[int(heard[0]) + 1], int(ago[0])) if len(heard) else None)
         return out
+
+
+# Fixed offsets of the pieces before ``stock_left`` (the pile pieces' lengths depend on the number of piles).
+_GONE, _DOWN, _UP, _PEAK_RANK, _PEAK_SUIT, _PILE_RANK = 0, 28, 56, 84, 448, 560
+_ALL = ALL_PEAKS
+_HEARD_PER_SEAT = N_MESSAGES - 1 + HEARD_AGES
+
+
+def piles_of(n_actions: int) -> int:
+    """The number of piles from the action space's size, silent (``28 P + 2`` moves) or with talking (every move
+    with each of the 57 messages)."""
+    if n_actions % N_MESSAGES == 0 and (n_actions // N_MESSAGES - 2) % N_PEAKS == 0:
+        n_actions //= N_MESSAGES
+    return (n_actions - 2) // N_PEAKS
+
+
+class Observation(NamedTuple):
+    """An observation read back from its bits (:func:`decode`). Positions, piles and seats are absolute."""
+
+    piles: int
+    talk: bool
+    size: int
+    seat: int
+    public: int  # the bits without the seat piece: the same for every viewer
+    wrap: bool
+    timed: bool
+    present: int  # peak positions still holding a card, bit p = position p
+    up: int  # peak positions holding a face-up card
+    cards: dict[int, int]  # face-up position -> card
+    tops: tuple[int, ...]  # each pile's top card
+    on_piles: int  # every card in a pile, as a card mask
+    counts: int  # the stock thermometers then the clock's (``count_entries`` entries, see stock_left/time_left)
+    count_entries: int
+    heard: tuple[tuple[int, int] | None, ...]  # each seat's last message and its age (talk; () when silent)
+
+
+def decode(bits: int, size: int, n_actions: int) -> Observation:
+    """The observation ``bits`` (bit i = entry i) as labelled pieces, from the lengths of the observation and the
+    action mask (they vary with the options: players, stock, clock, talk). What bit-level agents read."""
+    n = piles_of(n_actions)
+    talk = n_actions != N_PEAKS * n + 2
+    seat_off = size - 1 - n
+    seat = (bits >> seat_off & ((1 << n) - 1)).bit_length() - 1
+    up = bits >> _UP & _ALL
+    cards = {}
+    rest = up
+    while rest:
+        low = rest & -rest
+        pos = low.bit_length() - 1
+        rest ^= low
+        r = (bits >> (_PEAK_RANK + 13 * pos) & 0x1FFF).bit_length() - 1
+        s = (bits >> (_PEAK_SUIT + 4 * pos) & 0xF).bit_length() - 1
+        cards[pos] = s * 13 + r
+    suit_off = _PILE_RANK + 13 * n
+    tops = tuple(((bits >> (suit_off + 4 * p) & 0xF).bit_length() - 1) * 13
+                 + (bits >> (_PILE_RANK + 13 * p) & 0x1FFF).bit_length() - 1 for p in range(n))
+    counts_off = suit_off + 4 * n + 52
+    count_entries = size - counts_off - talk * n * _HEARD_PER_SEAT - 2 - n
+    heard: list[tuple[int, int] | None] = []
+    if talk:
+        said = N_MESSAGES - 1
+        ago_off = size - 2 - n - HEARD_AGES * n
+        heard_off = ago_off - said * n
+        for q in range(n):
+            message = bits >> (heard_off + said * q) & ((1 << said) - 1)
+            ago = bits >> (ago_off + HEARD_AGES * q) & ((1 << HEARD_AGES) - 1)
+            # one-hot over messages 1..56 and ages 0..9
+            heard.append((message.bit_length(), ago.bit_length() - 1) if message else None)
+    return Observation(
+        piles=n, talk=talk, size=size, seat=seat, public=bits & ~(((1 << n) - 1) << seat_off),
+        wrap=bool(bits >> (size - 1) & 1), timed=bool(bits >> (size - 2 - n) & 1), present=~bits & _ALL, up=up,
+        cards=cards, tops=tops, on_piles=bits >> (suit_off + 4 * n) & ((1 << 52) - 1),
+        counts=bits >> counts_off & ((1 << count_entries) - 1), count_entries=count_entries, heard=tuple(heard),
+    )

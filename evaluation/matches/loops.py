@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from cardzoo.agents.base import BitsAgent
 from cardzoo.agents.seeding import agent_seed
 from cardzoo.envs.common.errors import IllegalActionError
 from cardzoo.envs.registry import GAMES
@@ -59,8 +60,8 @@ def mask_array(legal: int) -> np.ndarray:
 
 
 def act(agent, bits: int, legal: int) -> int:
-    """``agent``'s card from an observation's bits: ``act_bits`` if it has it, else its ``act`` on the vectors."""
-    if hasattr(agent, "act_bits"):
+    """``agent``'s card from an observation's bits: ``act_bits`` for a bit-level agent, else ``act`` on the arrays."""
+    if isinstance(agent, BitsAgent):
         return agent.act_bits(bits, legal)
     return agent.act(LAYOUT.to_array(bits), mask_array(legal))
 

@@ -29,6 +29,7 @@ from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
+from cardzoo.agents.base import BitsAgent
 from cardzoo.agents.registry import make_agent
 from cardzoo.envs.common.record import make_env
 from cardzoo.envs.registry import GAMES
@@ -78,7 +79,7 @@ class _Worker:
         self.env = make_env(matchup.env, **{"illegal_action": "raise", **self.options})
         seats = self.env.possible_agents
         self.agents = [make_agent(matchup.agents[i % len(matchup.agents)], matchup.env) for i in range(len(seats))]
-        self.fast = FAST_LOOPS.get(matchup.env) if all(hasattr(a, "act_bits") for a in self.agents) else None
+        self.fast = FAST_LOOPS.get(matchup.env) if all(isinstance(a, BitsAgent) for a in self.agents) else None
         self.loop = GAME_LOOPS.get(matchup.env, play_env_game)
 
     def play(self, seed: int) -> dict[str, Any]:

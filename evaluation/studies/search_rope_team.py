@@ -48,6 +48,7 @@ from pathlib import Path
 
 import numpy as np
 
+from cardzoo.agents.base import BitsAgent
 from cardzoo.agents.registry import fingerprint, make_agent
 from cardzoo.agents.rope_team_search import RopeTeamSearch
 from cardzoo.agents.seeding import agent_seed
@@ -89,7 +90,7 @@ def play(level: str, seed: int, agents: list, clock: dict | None = None) -> dict
             agent.partner_hand = s.hands[1 - seat]
         legal = rules.legal_mask(s)
         start = time.process_time()
-        if hasattr(agent, "act_bits"):
+        if isinstance(agent, BitsAgent):
             card = agent.act_bits(observe_bits(s, seat), legal)
         else:  # a learned partner reads the env's arrays
             card = agent.act(LAYOUT.to_array(observe_bits(s, seat)), mask_to_bits(legal))
