@@ -221,8 +221,9 @@ def changelog_page() -> None:
         f.write(local_links((ROOT / "CHANGELOG.md").read_text(), ROOT, "changelog.md"))
 
 
-game_pages()
-result_images()
-report_page()
-reference_pages()
-changelog_page()
+if __name__ in ("<run_path>", "__main__"):  # mkdocs-gen-files runs the script; a test imports it for summary/usage
+    game_pages()
+    result_images()
+    report_page()
+    reference_pages()
+    changelog_page()
