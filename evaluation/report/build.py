@@ -23,6 +23,11 @@ def _load_sections() -> None:
         except ModuleNotFoundError as err:
             if err.name != module:
                 raise
+    # A section imported earlier (a study imports its game's) registered first: back to the registry's order.
+    ordered = {name: SECTIONS[name] for name in GAMES if name in SECTIONS}
+    ordered.update(SECTIONS)
+    SECTIONS.clear()
+    SECTIONS.update(ordered)
 
 
 def main(settings: Settings) -> Path:
