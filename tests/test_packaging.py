@@ -46,3 +46,11 @@ def test_the_version_is_the_projects():
     shown = subprocess.run([sys.executable, "-m", "cardzoo.evaluation.cli", "--version"], capture_output=True,
                            text=True, check=True).stdout
     assert shown.strip() == f"cardzoo {project}"
+
+
+def test_the_citation_gives_the_packages_version():
+    """The version is stated in pyproject.toml; CITATION.cff must repeat it (the format requires one), so it is
+    checked rather than trusted."""
+    project = re.search(r'^version = "([^"]+)"', (ROOT / "pyproject.toml").read_text(), re.M).group(1)
+    cited = re.search(r'^version: "([^"]+)"', (ROOT / "CITATION.cff").read_text(), re.M).group(1)
+    assert cited == project
