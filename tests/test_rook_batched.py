@@ -179,3 +179,44 @@ def test_cards_are_conserved(seed, steps, rounds):
     assert (np.unpackbits(parts.view(np.uint8), axis=1).sum(axis=1) == len(rules.DECK)).all()
     assert ((eng.known & ~eng.hands) == 0).all() and (eng.tricks.sum(axis=1) <= rules.TRICKS).all()
     assert (eng.to_move[rows] == seat).all()
+
+
+def test_point_cards_forced_into_the_discards_score_to_the_last_trick():
+    """A bid winner holding nothing but point cards must discard them; they score to whoever wins the last trick.
+    Random deals almost never force it, so the engine's first round is set to such a deal (its arrays written, the
+    single env given the same ``deck``), then both play on in lockstep to the end of the round."""
+    n = 8
+    rng = np.random.default_rng(7)
+    point = [c for c in rules.DECK if rules.POINTS[c]]
+    other = [c for c in rules.DECK if not rules.POINTS[c]]
+    eng = make_batched("rook_v0", n, rounds=1)
+    obs, mask, seat = eng.reset(100)
+    envs = []
+    one = np.uint64(1)
+    for i in range(n):
+        rest = rng.permutation(other).tolist()
+        deck = point[:3] + point[3:] + rest[:1] + rest[1:]  # Nest and player_0's hand: 13 point cards and one other
+        mask_of = lambda cards: np.bitwise_or.reduce(one << np.array(cards, np.uint64))  # noqa: E731
+        eng.nest[i], eng.hands[i, 0], eng.hands[i, 1] = mask_of(deck[:3]), mask_of(deck[3:14]), mask_of(deck[14:25])
+        eng.pile[i] = deck[25:]
+        env = rook_v0.raw_env(rounds=1)
+        env.reset(seed=int(eng.seeds[i]), options={"deck": [rules.card_name(c) for c in deck]})
+        envs.append(env)
+    obs, mask, seat = eng._current_arrays()
+    first = True
+    while True:
+        for i, env in enumerate(envs):
+            assert observe_bits(env.game, env.game.to_move) == _packed(obs[i]) and seat[i] == env.game.to_move
+        actions = _random(mask, rng)
+        if first:  # player_0 opens at 140 and wins the bid
+            actions[:], first = rules.BID0 + len(rules.BID_AMOUNTS) - 1, False
+        obs, mask, seat, rewards, done = eng.step(actions)
+        for i, env in enumerate(envs):
+            env.step(int(actions[i]))
+            assert rewards[i].tolist() == [env.rewards[a] for a in env.possible_agents]
+        if done.any():
+            assert done.all()
+            break
+    history = [env.infos["player_0"]["history"][0] for env in envs]
+    assert all(h["bidder"] == 0 for h in history)
+    assert {h["last_trick_winner"] for h in history} == {0, 1}  # both ways the discards' points go
