@@ -106,9 +106,9 @@ def lockstep(env_id: str, n: int, steps: int, player=None, seed: int = 0, illega
     """Play ``steps`` steps of ``n`` games both ways with ``player`` (random play by default), checking everything
     every step. Returns what happened: ``games`` finished, their outcomes, and for Summit Rush the info counters
     (redirected, bounced, conflicts, turned, messages) summed over the finished games. ``illegal``: the share of
-    actions (tick form) replaced by random ones, legal or not."""
+    actions replaced by random ones, legal or not."""
     if env_id in TURN_GAMES:
-        return _turns(env_id, n, steps, player or RandomTurns(), seed, **options)
+        return _turns(env_id, n, steps, player or RandomTurns(), seed, illegal, **options)
     if env_id == "summit_rush_v0":
         return _ticks(n, steps, player or RandomTicks(), seed, illegal, **options)
     raise ValueError(f"no lockstep driver for {env_id!r}")
@@ -125,7 +125,7 @@ def _packed(rows: np.ndarray) -> list[int]:
     return [to_bits(row) for row in rows]
 
 
-def _turns(env_id: str, n: int, steps: int, player, seed: int, **options) -> Counter:
+def _turns(env_id: str, n: int, steps: int, player, seed: int, illegal: float, **options) -> Counter:
     module, observe, legal_bits = TURN_GAMES[env_id]
     eng = make_batched(env_id, n, **options)
     envs = [module.raw_env(**options) for _ in range(n)]
@@ -147,10 +147,17 @@ def _turns(env_id: str, n: int, steps: int, player, seed: int, **options) -> Cou
     check()
     for _ in range(steps):
         actions = player(eng, obs, mask, seat)
-        obs, mask, seat, rewards, done = eng.step(actions)
+        if illegal:
+            wild = rng.random(actions.shape) < illegal
+            actions = np.where(wild, rng.integers(0, eng.num_actions, actions.shape), actions)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", IllegalActionWarning)
+            obs, mask, seat, rewards, done = eng.step(actions)
         for i, env in enumerate(envs):
             agent = env.agent_selection
-            env.step(int(actions[i]))
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", IllegalActionWarning)
+                env.step(int(actions[i]))
             assert rewards[i].tolist() == [env.rewards[a] for a in env.possible_agents], i
             assert done[i] == (env.terminations[agent] or env.truncations[agent]), i
             if done[i]:

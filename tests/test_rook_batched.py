@@ -46,6 +46,13 @@ def test_batched_equals_single_env_random_play(options, n, steps, least):
     assert seen["games"] >= least, seen
 
 
+@pytest.mark.parametrize("options", [{"rounds": 1}, {"target_score": 100}], ids=str)
+def test_batched_equals_single_env_with_illegal_moves_in_every_phase(options):
+    """Under "penalize", random actions (mostly illegal) in every phase end the games as the single env does."""
+    seen = lockstep("rook_v0", 32, 400, seed=4, illegal=0.02, **options)
+    assert seen["illegal"] >= 50 and seen["games"] > seen["illegal"], seen
+
+
 def test_every_outcome_and_long_games_are_exercised():
     """The variants above reach every way a game ends; whole games outlast the deals made ahead (rounds past
     DEALS_AHEAD are dealt when a game gets there) and the record buffers widen."""
