@@ -181,6 +181,13 @@ class RookBatched(BatchedEnv):
 
     def _play(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         n = self.num_envs
+        legal = self._legal(actions)
+        if not legal.all():  # games ended by an illegal move: any legal action keeps the array code in range
+            actions = actions.copy()
+            bad = np.flatnonzero(~legal)
+            lo, hi = self.legal_lo[bad], self.legal_hi[bad]
+            low = np.where(lo != 0, lo, hi)
+            actions[bad] = np.log2((low & (~low + ONE)).astype(np.float64)).astype(np.int64) + np.where(lo != 0, 0, 64)
         rewards = np.zeros((n, 2))
         outcome = np.full(n, -1, np.int8)
         truncated = np.zeros(n, bool)
