@@ -285,7 +285,7 @@ def _plot(results: dict, path: Path) -> list[Path]:
     targets as lines."""
     from ..report.charts import Level, scaling_chart
 
-    rates, memory, levels = {}, {}, []
+    rates, memory, levels, targets = {}, {}, [], {}
     for name, result in sorted(results.items()):
         title = name.replace("_v0", "").replace("_", " ").title()
         for variant in dict.fromkeys(r.get("variant", "batched") for r in result["batched"]):
@@ -295,7 +295,9 @@ def _plot(results: dict, path: Path) -> list[Path]:
         for kind, single in _singles(result).items():  # drawn in the colour of the batched play it compares with
             variant = kind.split(", ", 1)[1] if ", " in kind else "batched"  # "single env, silent": "silent"
             levels.append(Level(f"{title}: {kind}", single["decisions_per_cpu_second"], series=f"{title}, {variant}"))
-        levels.append(Level(f"{title}: target", TARGETS[name], target=True))
+        targets.setdefault(TARGETS[name], []).append(title)
+    # games with the same target share one line (their labels would print over each other)
+    levels += [Level(f"{', '.join(titles)}: target", value, target=True) for value, titles in targets.items()]
     return scaling_chart("Random legal play, observation and mask read every decision", rates, memory, levels,
                          path, y_label="decisions (agent-actions) per CPU-second")
 
