@@ -52,10 +52,11 @@ def _cards(codes: list[str]) -> str:
 
 
 def rook_move(a: int, face_up: str | None = None) -> Move:
-    """The move of action ``a`` (``face_up``: the face-up card's code, for the label of taking it)."""
+    """The move of action ``a`` (``face_up``: the face-up card's code, for the label of taking it). A card's code
+    is the env's card string (``XR`` for the Rook); the text view writes the Rook as ``Rook``."""
     if a < rook.N_CARDS:
         code = rook.card_name(a)
-        return Move(a, name(code), rook.card_pretty(a), "card", card_aliases(code))
+        return Move(a, code, rook.card_pretty(a), "card", card_aliases(code))
     if a < PASS:
         amount = BID_AMOUNTS[a - BID0]
         return Move(a, f"bid {amount}", f"bid {amount}", "bid", (f"bid{amount}", str(amount), f"b{amount}"))
@@ -233,7 +234,10 @@ class RookText(TextView):
         return CATALOG
 
     def move_name(self, action: int) -> str:
-        return rook_move(int(action)).code
+        return self.written(rook_move(int(action)))
+
+    def written(self, move: Move) -> str:
+        return name(move.code) if move.kind == "card" else move.code
 
     def mentions(self, text: str, t: dict[str, Any], mask: np.ndarray) -> list[int]:
         kinds = {rook_move(int(a)).kind for a in np.flatnonzero(mask)}
@@ -275,8 +279,9 @@ class RookText(TextView):
             return f"action {action} is not a move"
         move = rook_move(action)
         if phase not in KIND_PHASE[move.kind]:
-            return f"{move.code} is not a move now: it is time to {ASKED[phase]}"
+            return f"{self.written(move)} is not a move now: it is time to {ASKED[phase]}"
         if move.kind == "card":
+            move = Move(action, name(move.code), move.label, move.kind)
             code = rook.card_name(action)
             if code not in t["hand"]:
                 if code in t["played_self"]:

@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from ..common.cards import RANKS, STANDARD_CARDS
+from ..common.cards import RANKS, STANDARD_CARDS, card_pretty
 from ..common.errors import MoveError
 from ..common.text import CARD_IN_PROSE, Answer, Move, TextView, answer_of, card_aliases, card_code, clean, letters
 from ..common.text import squeeze as _squeeze
@@ -73,17 +73,13 @@ def seat_names(seat: int, players: int) -> list[str]:
     return [("you" if p == seat else "partner" if players == 2 else f"player {p}") for p in range(players)]
 
 
-def pile_label(pile: int, seat: int, players: int) -> str:
-    """``your pile`` / ``partner's pile`` / ``player 2's pile``: a pile as a seat calls it."""
-    who = seat_names(seat, players)[pile]
-    return "your pile" if who == "you" else f"{who}'s pile"
-
-
-def peak_moves(peaks: list[str | None], legal: np.ndarray, seat: int, config: Config,
-               every: bool = False) -> list[Move]:
+def peak_moves(peaks: list[str | None], legal: np.ndarray, seat: int, config: Config, every: bool = False,
+               names: list[str] | None = None) -> list[Move]:
     """The moves of a tick: each face-up peak card onto each pile it may go to (``every``: onto every pile, legal
-    or not), then turn and wait. ``legal`` holds the legal moves (message 0)."""
+    or not), then turn and wait. ``legal`` holds the legal moves (message 0); ``names``: what the seat calls each
+    seat, for the labels. A card move's code is the card (``7H``); the text view writes ``7H@0``."""
     players = config.players
+    who = names or seat_names(seat, players)
     turn, wait = N_PEAKS * players, N_PEAKS * players + 1
     out = []
     for pos, code in enumerate(peaks):
@@ -99,8 +95,8 @@ def peak_moves(peaks: list[str | None], legal: np.ndarray, seat: int, config: Co
             aliases = tuple(f"{n}{sep}{pile}" for n in names for sep in ("@", ""))
             if pile == default:
                 aliases += names
-            out.append(Move(a, f"{code}@{pile}",
-                            f"{code} -> {pile_label(pile, seat, players)}", "card", aliases))
+            where = "your pile" if pile == seat else f"{who[pile]}'s pile"
+            out.append(Move(a, code, f"{card_pretty(STANDARD_CARDS[code])} -> {where}", "card", aliases))
     if every or legal[turn]:
         out.append(Move(turn, "turn", "turn your stock", "turn", ("t", "turn", "turnstock", "turnyourstock")))
     if every or legal[wait]:
@@ -269,6 +265,9 @@ class SummitRushText(TextView):
     def catalog(self, t: dict[str, Any]) -> list[Move]:
         return peak_moves(t["peaks"], self.mask[: self.n_moves], t["seat"], self.config, every=True)
 
+    def written(self, move: Move) -> str:
+        return f"{move.code}@{move.action % self.config.players}" if move.kind == "card" else move.code
+
     def move_name(self, action: int) -> str:
         message, move = divmod(int(action), self.n_moves)
         players = self.config.players
@@ -285,7 +284,7 @@ class SummitRushText(TextView):
     def mentions(self, text: str, t: dict[str, Any], mask: np.ndarray) -> list[int]:
         players = self.config.players
         found: list[tuple[int, int]] = []
-        catalog = {m.code: m.action for m in self.catalog(t)}
+        catalog = {self.written(m): m.action for m in self.catalog(t)}
         defaults = {a: m.action for m in self.catalog(t) for a in m.aliases if "@" not in a and a[-1] not in "0123"}
         for m in CARD_IN_PROSE.finditer(text):
             code = card_code(m.group(1), m.group(2))
