@@ -130,7 +130,7 @@ def answer_of(text: str) -> Answer:
     for start in (i for i, ch in enumerate(text) if ch == "{"):
         try:
             obj, _ = decoder.raw_decode(text, start)
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, or nested past the parser's depth: read as text
             continue
         if isinstance(obj, dict):
             key = next((k for k in ("move", "action") if k in obj), None)
