@@ -532,3 +532,27 @@ def test_the_interface():
     assert view.current is None
     summit_env = summit_rush_v0.parallel_env()
     assert text_view(summit_env).config == summit_env.config
+
+
+def test_the_counts_a_text_states_match_the_game():
+    """The hidden hands' sizes the texts state (worked out from the observation) are the true ones."""
+    for env_id, options, pattern in (("rook_v0", {"rounds": 1}, r"Opponent's hand: (\d+) card"),
+                                     ("rope_team_v0", {"level": "hard"}, r"Partner's hand: (\d+) card")):
+        env = GAMES[env_id].make_env(**options)
+        views = [text_view(env_id, options) for _ in range(2)]
+        checked = 0
+        for seed in range(6):
+            env.reset(seed=seed)
+            rng = np.random.default_rng(seed)
+            for agent in env.agent_iter():
+                obs, _, term, trunc, _ = env.last()
+                if term or trunc:
+                    env.step(None)
+                    continue
+                p = env.possible_agents.index(agent)
+                found = re.search(pattern, views[p].observe(obs["observation"], obs["action_mask"]))
+                if found:
+                    assert int(found.group(1)) == env.unwrapped.game.hands[1 - p].bit_count()
+                    checked += 1
+                env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+        assert checked > 50

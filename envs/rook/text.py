@@ -150,7 +150,7 @@ class RookText(TextView):
         laid = [c for c in t["discards"] if c not in b["discards"]]
         if laid:
             news.append(f"you laid aside {_cards(laid)}")
-        if t["bidder"] == "opp" and b["phase"] in ("trump", "discard") and t["phase"] in ("play", "draw"):
+        if t["bidder"] == "opp" and b["phase"] in ("bid", "trump", "discard") and t["phase"] in ("play", "draw"):
             news.append("opponent laid three cards aside")
         news += self._plays(b, t)
         face = b["face_up"]
@@ -215,6 +215,12 @@ class RookText(TextView):
         elif t["phase"] == "play" and t["self_to_move"]:
             lines.append("You lead this trick.")
         lines.append(f"Your hand: {_cards(t['hand'])}.")
+        # Both hold the same number of cards but for the current trick's card and, while the bid winner lays cards
+        # aside, the Nest (unknown when the opponent is laying aside: no count then).
+        if t["phase"] != "discard" or t["bidder"] == "self":
+            led_by = None if t["led"] is None else t["led_by_self"]
+            left = len(t["hand"]) - len(t["nest"]) + len(t["discards"]) + (led_by is True) - (led_by is False)
+            lines.append(f"Opponent's hand: {left} card{'s' * (left != 1)}.")
         if t["opp_known"]:
             lines.append(f"Opponent holds (you saw them): {_cards(t['opp_known'])}.")
         if t["self_known"]:
