@@ -556,3 +556,63 @@ def test_the_counts_a_text_states_match_the_game():
                     checked += 1
                 env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
         assert checked > 50
+
+
+def test_what_the_text_says_happened_is_what_happened():
+    """The trick a text reports since the seat's last decision (its cards, who led it, who won) is the game's last
+    trick; the seat's previous text is all the view had."""
+    for env_id, options in (("rope_team_v0", {"level": "hard"}), ("rook_v0", {"rounds": 1})):
+        env = GAMES[env_id].make_env(**options)
+        views = [text_view(env_id, options) for _ in range(2)]
+        name = rook.card_name if env_id == "rook_v0" else CARD_NAMES.__getitem__
+        checked = 0
+        for seed in range(8):
+            env.reset(seed=seed)
+            for v in views:
+                v.reset()
+            rng = np.random.default_rng(seed)
+            for agent in env.agent_iter():
+                obs, _, term, trunc, _ = env.last()
+                if term or trunc:
+                    env.step(None)
+                    continue
+                p = env.possible_agents.index(agent)
+                news = views[p].observe(obs["observation"], obs["action_mask"]).splitlines()[0]
+                s = env.unwrapped.game
+                won = re.search(r"(you|partner|opponent) won the trick", news)
+                if won and s.last_trick is not None:
+                    leader, led, card, winner = s.last_trick
+                    assert (won.group(1) == "you") == (winner == p), news
+                    cards = [c.replace("Rook", "XR") for c in
+                             re.findall(r"(?:led|played|on (?:partner|opponent)'s) (\w+)", news)[:2]]
+                    assert {name(led), name(card)} == set(cards), news
+                    if "you led" in news:
+                        assert leader == p
+                    checked += 1
+                env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+        assert checked > 50, env_id
+
+
+def test_summit_rush_says_which_pile_took_each_card_and_who_turned_a_stock():
+    options = {"players": 3, "talk": True}
+    env = GAMES["summit_rush_v0"].make_env(**options)
+    views = [text_view("summit_rush", options) for _ in range(3)]
+    went = turned = 0
+    for seed in range(3):
+        obs, _ = env.reset(seed=seed)
+        for v in views:
+            v.reset()
+        agents = [Noisy("summit_rush_v0", seed + p) for p in range(3)]
+        while env.agents:
+            s = env.unwrapped.game
+            for p, a in enumerate(env.possible_agents):
+                news = views[p].observe(obs[a]["observation"], obs[a]["action_mask"]).splitlines()[0]
+                for card, pile in re.findall(r"(\w\w) went onto pile (\d)", news):
+                    assert CARD_NAMES[s.piles[int(pile)][-1]] == card  # the top of that pile now
+                    went += 1
+                for who, pile in re.findall(r"(you|player \d) turned a stock card onto pile (\d)", news):
+                    assert (who == "you") == (int(pile) == p) and (who == "you" or who == f"player {pile}")
+                    turned += 1
+            obs, *_ = env.step({a: agents[p].act(obs[a]["observation"], obs[a]["action_mask"])
+                                for p, a in enumerate(env.possible_agents)})
+    assert went > 30 and turned > 10

@@ -131,7 +131,7 @@ class RookText(TextView):
             len(t["played_self"]) < len(b["played_self"]) or (t["phase"] == "bid" and b["phase"] != "bid")
         if new_round:
             if b["led"] is not None and not b["led_by_self"] and len(b["hand"]) == 1:
-                news.append(f"you played {name(b['hand'][0])}")
+                news.append(f"you played {name(b['hand'][0])} on opponent's {name(b['led'])}")
             ds, do = t["total_self"] - b["total_self"], t["total_opp"] - b["total_opp"]
             news.append(f"the round is scored: you {ds:+d}, opponent {do:+d}; totals you {t['total_self']}, "
                         f"opponent {t['total_opp']}")
@@ -175,7 +175,7 @@ class RookText(TextView):
             theirs = [c for c in theirs if c != t["led"]]
         news = []
         if b["led"] is not None and not b["led_by_self"] and len(mine) == 1 and not theirs:
-            news.append(f"you played {name(mine[0])}")
+            news.append(f"you played {name(mine[0])} on opponent's {name(b['led'])}")
         elif b["led"] is None and len(mine) == 1 and len(theirs) == 1:
             news.append(f"you led {name(mine[0])}; opponent played {name(theirs[0])}")
         elif mine or theirs:
