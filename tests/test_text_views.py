@@ -375,7 +375,7 @@ def test_rope_team_reads_every_form_of_a_card():
              f"[play] {card}", f"[{card}]", f"[move]: {card}", f'{{"move": "{card}"}}',
              f'Thinking... ```json\n{{"move": "{card}", "why": "low"}}\n```', f"I'll play the {card}.",
              f"I play {card} as it is low", f"**{card}**", f"<b>{card}</b>", f"{card}\x00\x1b[31m", f"`{card}`",
-             f"  {card}\n", "1", f"The lead is low, so...\nMove: {card}", f"Final answer: **{card}**",
+             f"  {card}\n", "1", f"KD or 2C? Not AS.\nMove: {card}", f"Not KD.\nFinal answer: **{card}**",
              f"<think>KD? 2C? AS?</think>\n{card}", f"<think>{card}</think>[play] {card}"]
     for form in forms:
         assert view.parse(form, mask) == view.legal[0].action, form
