@@ -118,9 +118,27 @@ def _policy_file(path: str, game: str, seed: int | None):
     return agent
 
 
-def make_agent(name: str, game, seed: int | None = None):
+def _prefixed(module: str, attr: str) -> Callable:
+    def make(rest: str, game, seed: int | None = None, seat: int | None = None):
+        from importlib import import_module
+
+        return getattr(import_module(module), attr)(rest, game, seed=seed, seat=seat)
+
+    return make
+
+
+# Agents named by a prefix, consulted before anything else reads a colon: ``llm:MODEL`` (an OpenAI-compatible
+# endpoint) and ``hf:PATH`` (a local transformers model), see agents/llm. prefix -> factory(rest, game, seed, seat).
+PREFIXED: dict[str, Callable] = {"llm": _prefixed("cardzoo.agents.llm.specs", "openai_agent"),
+                                 "hf": _prefixed("cardzoo.agents.llm.specs", "local_agent")}
+
+
+def make_agent(name: str, game, seed: int | None = None, seat: int | None = None):
     """The agent called ``name`` for ``game`` (a name, with or without ``_v0``, or an env object); a name ending in
-    ``.npz`` is a policy file's path."""
+    ``.npz`` is a policy file's path; ``llm:MODEL`` and ``hf:PATH`` are language models (``PREFIXED``)."""
+    prefix, colon, rest = name.partition(":") if isinstance(name, str) else ("", "", "")
+    if colon and prefix in PREFIXED:
+        return PREFIXED[prefix](rest, game, seed=seed, seat=seat)
     game = game_name(game)
     if name.endswith(".npz"):
         return _policy_file(name, game, seed)
