@@ -196,7 +196,7 @@ class TextView:
             lines.append(("" if first else "Since your last move: ") + "; ".join(news) + ".")
         lines += self.table(t)
         if self.legal_moves:
-            lines.append("Legal moves: " + "  ".join(f"{i}) {m.code}" for i, m in enumerate(self.legal, 1)))
+            lines.append("Legal moves: " + "  ".join(f"{i}) {self.written(m)}" for i, m in enumerate(self.legal, 1)))
         else:
             lines.append(self.prompt(t))
         return "\n".join(lines)
@@ -212,6 +212,10 @@ class TextView:
     def move_name(self, action: int) -> str:
         """The move ``action`` as the view writes it (its code)."""
         raise NotImplementedError
+
+    def written(self, move: Move) -> str:
+        """A move as the view writes it: its code unless the game writes it otherwise."""
+        return move.code
 
     # ------------------------------------------------------------------ parts each game writes
     def read(self, observation: np.ndarray) -> dict[str, Any]:
@@ -273,7 +277,7 @@ class TextView:
         if word.isdigit() and self.legal_moves and 1 <= int(word) <= len(self.legal):
             return self.legal[int(word) - 1].action
         for move in self.catalog(t):
-            if word == squeeze(move.code) or word in move.aliases:
+            if word in move.aliases or word == squeeze(self.written(move)):
                 return move.action
         if word.isdigit():
             if self.legal_moves:

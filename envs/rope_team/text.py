@@ -21,12 +21,13 @@ from typing import Any
 
 import numpy as np
 
-from ..common.cards import CARD_NAMES, STANDARD_CARDS, SUIT_NAMES
+from ..common.cards import CARD_NAMES, STANDARD_CARDS, SUIT_NAMES, card_pretty
 from ..common.text import Move, TextView, card_aliases, cards_in
 from .observer import LAYOUT, describe
 from .rules import CAMP, HAND, RIDGE, STEPS, TRICKS_PER_DEAL, Config, trick_winner
 
-CARDS = [Move(c, CARD_NAMES[c], CARD_NAMES[c], "card", card_aliases(CARD_NAMES[c])) for c in range(52)]
+# Every card as a move (the terminal and the browser show these too).
+CARDS = [Move(c, CARD_NAMES[c], card_pretty(c), "card", card_aliases(CARD_NAMES[c])) for c in range(52)]
 
 
 def _cards(names: list[str]) -> str:
