@@ -12,7 +12,7 @@ unknown key, a repeated key or a bad value is an ``OptionError`` naming it):
     llm only:     base_url (http or https; default the CARDZOO_LLM_BASE_URL environment variable, else the
                   client's own default, OPENAI_BASE_URL or OpenAI), retries 0..5 failed requests tried again
                   (default 1), api_key_env the environment variable holding the key (default OPENAI_API_KEY)
-    hf only:      device (default cpu)
+    hf only:      device (default cpu), threads torch's threads while generating (default: torch's own)
 
 A key is never part of a spec (``api_key=`` is refused): specs are written into records, cache keys and reports.
 Example: ``llm:qwen2.5:7b?base_url=http://127.0.0.1:11434/v1&temperature=0&legal_moves=0``. The model name is
@@ -85,7 +85,7 @@ COMMON = {"temperature": _number(float, 0, 2), "max_tokens": _number(int, 1, 409
           "max_retries": _number(int, 0, 10), "legal_moves": _switch, "budget": _number(float, 0, above=True),
           "timeout": _number(float, 0, above=True)}
 KEYS = {"llm": {**COMMON, "base_url": _url, "retries": _number(int, 0, 5), "api_key_env": _name},
-        "hf": {**COMMON, "device": _device}}
+        "hf": {**COMMON, "device": _device, "threads": _number(int, 1, 256)}}
 SECRETS = ("api_key", "key", "token", "password", "secret")
 
 
@@ -148,5 +148,5 @@ def local_agent(rest: str, game, seed: int | None = None, seat: int | None = Non
     path, settings = parse("hf", rest)
     backend = LocalChat(path, temperature=settings.get("temperature", 0.0), max_tokens=settings.get("max_tokens", 32),
                         device=settings.get("device", "cpu"), seed=0 if seed is None else seed,
-                        timeout=settings.get("timeout"))
+                        timeout=settings.get("timeout"), threads=settings.get("threads"))
     return _seat(backend, f"hf:{rest}", game, settings, seed, seat)

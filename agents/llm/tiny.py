@@ -22,8 +22,10 @@ def default_corpus() -> list[str]:
     return texts + ["Legal moves: 1) 2C 2) QS 3) 10H [play] QS bid 75 pass wait turn 7H@0 > I need a 9"]
 
 
-def build_tiny_model(path: str | Path, seed: int = 0, corpus: list[str] | None = None, vocab_size: int = 512) -> Path:
-    """Save a tiny random Llama and its tokenizer in ``path``; returns the folder."""
+def build_tiny_model(path: str | Path, seed: int = 0, corpus: list[str] | None = None, vocab_size: int = 512,
+                     context: int = 8192, chat_template: str | None = None) -> Path:
+    """Save a tiny random Llama (``context`` positions) and its tokenizer (with ``chat_template`` if given) in
+    ``path``; returns the folder."""
     import torch
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
     from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
@@ -37,10 +39,12 @@ def build_tiny_model(path: str | Path, seed: int = 0, corpus: list[str] | None =
                                   initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False)
     tok.train_from_iterator(corpus or default_corpus(), trainer)
     tokenizer = PreTrainedTokenizerFast(tokenizer_object=tok, bos_token="<s>", eos_token="</s>", pad_token="<pad>")
+    if chat_template:
+        tokenizer.chat_template = chat_template
     tokenizer.save_pretrained(folder)
     torch.manual_seed(seed)
     config = LlamaConfig(vocab_size=len(tokenizer), hidden_size=32, intermediate_size=64, num_hidden_layers=2,
-                         num_attention_heads=2, num_key_value_heads=2, max_position_embeddings=8192,
+                         num_attention_heads=2, num_key_value_heads=2, max_position_embeddings=context,
                          bos_token_id=tokenizer.bos_token_id, eos_token_id=tokenizer.eos_token_id,
                          pad_token_id=tokenizer.pad_token_id)
     LlamaForCausalLM(config).save_pretrained(folder)
