@@ -78,6 +78,8 @@ class LanguageSeat:
     backend's timeout is cut to what is left; when it is spent the default is played), None for no limit.
     ``decisions`` holds this game's decision records; ``summary()`` adds them up."""
 
+    checked_when_made = True  # the text view checks the options when the seat is made: no trial move is needed
+
     def __init__(self, backend: ChatBackend, game, options: dict[str, Any] | None = None, *, seed: int | None = None,
                  seat: int | None = None, legal_moves: bool = True, max_retries: int = 2,
                  budget: float | None = None, label: str = ""):
