@@ -11,9 +11,12 @@ Reading a reply (:meth:`TextView.parse`) forgives form, never content. In order:
    characters count as spaces and markup is plain text (``<b>QS</b>`` names ``QS``; nothing is ever rendered);
 2. a JSON object anywhere in the reply with a ``"move"`` (or ``"action"``) key is the answer: its value is read as
    below (Summit Rush also reads a ``"message"`` key);
-3. else a bracketed answer: ``[QS]``, ``[bid 75]``, or a tag then the move, ``[play] QS`` (tags: play, move,
-   action, bid, answer, choice);
-4. else the whole reply.
+3. else a tag then the move, ``[play] QS`` (tags: play, move, action, bid, answer, choice, final), or a line
+   ``Move: QS`` (also ``Answer:``, ``Final answer:``, ``Action:``; the last such line counts);
+4. else a bracketed answer: ``[QS]``, ``[bid 75]``;
+5. else the whole reply.
+
+A reasoning model's ``<think>...</think>`` part is dropped first: only what follows it is the reply.
 
 The text found is then one of: a move's name or alias exactly (``QS``, ``10h``, ``bid 75``, ``pass``); a number
 from the list of legal moves when the view lists them; or prose that names exactly one move of the kinds legal now
@@ -87,6 +90,9 @@ CARD_IN_PROSE = re.compile(r"(?<![\w@])(10|[2-9TJQKA]|[tjqka](?=[♣♦♥♠]))
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2066-\u2069\ufeff]")
 _BRACKETS = re.compile(r"\[([^\[\]\n]{1,80})\]")
 _TAGGED = re.compile(r"\[(" + "|".join(TAGS) + r")\]\s*:?\s*([^\n]*)", re.IGNORECASE)
+_ANSWER_LINE = re.compile(r"^\W*(?:final\s+answer|answer|my\s+move|move|action)\W*\s*[:=]\s*(\S[^\n]*)$",
+                          re.IGNORECASE | re.MULTILINE)
+_THINK = re.compile(r"<think>.*?(?:</think>|$)", re.IGNORECASE | re.DOTALL)
 _EDGES = " \t\n.,;:!?\"'`*_()<>“”‘’"
 
 
@@ -120,17 +126,18 @@ class Answer:
 
     move: str
     message: str | None = None
-    source: str = "text"  # json, bracket, tag or text
+    source: str = "text"  # json, tag, line, bracket or text
 
 
 def answer_of(text: str) -> Answer:
     """Where the answer is in a cleaned reply: a JSON object with a ``move`` key, a bracketed or tagged answer, or
     the whole text (see the module docstring)."""
+    text = _THINK.sub(" ", text)
     decoder = json.JSONDecoder()
     for start in (i for i, ch in enumerate(text) if ch == "{"):
         try:
             obj, _ = decoder.raw_decode(text, start)
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, or nested past the parser's depth: read as text
             continue
         if isinstance(obj, dict):
             key = next((k for k in ("move", "action") if k in obj), None)
@@ -145,6 +152,9 @@ def answer_of(text: str) -> Answer:
     tagged = [m.group(2).strip() for m in _TAGGED.finditer(text)]
     if tagged:
         return Answer(" ; ".join(t for t in tagged if t) or tagged[0], None, "tag")
+    lines = _ANSWER_LINE.findall(text)
+    if lines:
+        return Answer(lines[-1].strip(), None, "line")
     bracketed = [g.strip() for g in _BRACKETS.findall(text) if squeeze(g) not in TAGS]
     if bracketed:
         return Answer(" ; ".join(bracketed), None, "bracket")

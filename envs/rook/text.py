@@ -131,7 +131,7 @@ class RookText(TextView):
             len(t["played_self"]) < len(b["played_self"]) or (t["phase"] == "bid" and b["phase"] != "bid")
         if new_round:
             if b["led"] is not None and not b["led_by_self"] and len(b["hand"]) == 1:
-                news.append(f"you played {name(b['hand'][0])}")
+                news.append(f"you played {name(b['hand'][0])} on opponent's {name(b['led'])}")
             ds, do = t["total_self"] - b["total_self"], t["total_opp"] - b["total_opp"]
             news.append(f"the round is scored: you {ds:+d}, opponent {do:+d}; totals you {t['total_self']}, "
                         f"opponent {t['total_opp']}")
@@ -150,7 +150,7 @@ class RookText(TextView):
         laid = [c for c in t["discards"] if c not in b["discards"]]
         if laid:
             news.append(f"you laid aside {_cards(laid)}")
-        if t["bidder"] == "opp" and b["phase"] in ("trump", "discard") and t["phase"] in ("play", "draw"):
+        if t["bidder"] == "opp" and b["phase"] in ("bid", "trump", "discard") and t["phase"] in ("play", "draw"):
             news.append("opponent laid three cards aside")
         news += self._plays(b, t)
         face = b["face_up"]
@@ -175,7 +175,7 @@ class RookText(TextView):
             theirs = [c for c in theirs if c != t["led"]]
         news = []
         if b["led"] is not None and not b["led_by_self"] and len(mine) == 1 and not theirs:
-            news.append(f"you played {name(mine[0])}")
+            news.append(f"you played {name(mine[0])} on opponent's {name(b['led'])}")
         elif b["led"] is None and len(mine) == 1 and len(theirs) == 1:
             news.append(f"you led {name(mine[0])}; opponent played {name(theirs[0])}")
         elif mine or theirs:
@@ -215,6 +215,12 @@ class RookText(TextView):
         elif t["phase"] == "play" and t["self_to_move"]:
             lines.append("You lead this trick.")
         lines.append(f"Your hand: {_cards(t['hand'])}.")
+        # Both hold the same number of cards but for the current trick's card and, while the bid winner lays cards
+        # aside, the Nest (unknown when the opponent is laying aside: no count then).
+        if t["phase"] != "discard" or t["bidder"] == "self":
+            led_by = None if t["led"] is None else t["led_by_self"]
+            left = len(t["hand"]) - len(t["nest"]) + len(t["discards"]) + (led_by is True) - (led_by is False)
+            lines.append(f"Opponent's hand: {left} card{'s' * (left != 1)}.")
         if t["opp_known"]:
             lines.append(f"Opponent holds (you saw them): {_cards(t['opp_known'])}.")
         if t["self_known"]:

@@ -2,7 +2,7 @@
 
 The text of a decision, line by line::
 
-    Since your last move: you played QS; partner played 3S; partner won the trick; the coin moved from 4 to 6.
+    Since your last move: you led QS; partner played 3S; you won the trick (2 steps); the coin moved from 4 to 2.
     Deal 1 of 3, trick 2 of 13. Trumps: none. Ropes left: 1.
     Ridge from your end (0) to your partner's end (8): 0 ?? | 1 ?? | 2 ?? | 3 ?? | 4 KC | 5 ?? | 6 7H | ...
     Coin: on 6.
@@ -92,11 +92,11 @@ class RopeTeamText(TextView):
         else:
             lead = False
             mine = list(b["hand"])
-            news.append(f"you played {_cards(mine)}")
-            if b["led"] is not None and not b["led_by_self"]:
-                news.append(self._trick_result(b["led"], mine[0], False, b["trumps"]) if len(mine) == 1 else "")
-            else:
-                news.append("your partner's last card was not seen")
+            if b["led"] is not None and not b["led_by_self"] and len(mine) == 1:
+                news.append(f"you played {mine[0]} on partner's {b['led']}")
+                news.append(self._trick_result(b["led"], mine[0], False, b["trumps"]))
+            else:  # the partner's reply was played after the seat's last observation of the deal
+                news.append(f"you led {_cards(mine)}; your partner's reply was not seen")
             news.append(f"deal {b['deal']} ended; deal {t['deal']} is dealt: "
                         + ("you lead" if t["self_leads"] else "your partner leads"))
         if t["coin"] != b["coin"]:
@@ -118,7 +118,7 @@ class RopeTeamText(TextView):
         replies = [c for c in theirs if not (partner_leads_now and c == t["led"])]
         if len(mine) == 1 and len(replies) <= 1:
             if b["led"] is not None and not b["led_by_self"]:  # the seat followed the partner's lead
-                news.append(f"you played {mine[0]}")
+                news.append(f"you played {mine[0]} on partner's {b['led']}")
                 news.append(self._trick_result(b["led"], mine[0], False, b["trumps"]))
             elif replies:  # the seat led, the partner replied
                 news.append(f"you led {mine[0]}; partner played {replies[0]}")

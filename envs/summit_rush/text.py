@@ -3,7 +3,7 @@
 Summit Rush is played in real time; as text it is turn-paced: every seat is shown the table at the start of each
 tick and answers, and the tick is played once every seat has answered. The text of a tick, line by line::
 
-    Since your last move: 7H went onto pile 0; pile 1's stock was turned: 3D; position 12 turned up: 4D; ...
+    Since your last move: 7H went onto pile 0; partner turned a stock card onto pile 1: 3D; position 12 turned up: ...
     You are player 0; your pile is pile 0. Clock: 57 moves left (171 s of game time). Round the corner: on.
     Peaks (position card; ## face down, -- gone):
       row 1: 0 ## | 1 ## | 2 ##
