@@ -153,7 +153,10 @@ def describe(name: str, game) -> str:
     """What the agent ``name`` plays in ``game``; for a learned agent, which policy in which setting and the
     fallback (so a fallback's result is never mistaken for a trained policy's)."""
     agent = make_agent(name, game)
-    text = DESCRIPTIONS.get(name, f"the policy file {name}")
+    prefix = name.partition(":")[0] if ":" in name else ""
+    text = DESCRIPTIONS.get(name) or ({"llm": "a language model behind an OpenAI-compatible endpoint",
+                                       "hf": "a local transformers language model"}.get(prefix)
+                                      if prefix in PREFIXED else f"the policy file {name}")
     inner = getattr(agent, "agent", agent)  # Muted wraps the agent
     detail = getattr(inner, "description", "")
     return f"{name}: {text}" + (f". Plays: {detail}" if detail else "")

@@ -83,3 +83,24 @@ def test_a_chat_template_writes_the_prompt(tmp_path):
     agent = make_agent(f"hf:{folder}?threads=1", "rope_team")
     text = agent.backend.prompt_text([{"role": "system", "content": "rules"}, {"role": "user", "content": "state"}])
     assert text == "<|system|>rules<|user|>state<|assistant|>"
+
+
+def test_sampling_is_seeded_by_the_seat(tiny):
+    def replies(seed):
+        env = make_env("rope_team_v0", illegal_action="raise")
+        env.reset(seed=0)
+        agent = make_agent(f"hf:{tiny}?temperature=1.5&max_tokens=8&max_retries=2&threads=1", env, seed=seed)
+        obs = env.observe(env.agent_selection)
+        agent.act(obs["observation"], obs["action_mask"])
+        return [a["reply"] for a in agent.decisions[0]["attempts"]]
+
+    first = replies(3)
+    assert first == replies(3) and first != replies(4)
+    assert len(set(first)) > 1  # sampled, not the same greedy reply each time
+
+
+def test_describe_names_a_language_model(tiny):
+    from cardzoo.agents.registry import describe
+
+    assert describe(f"hf:{tiny}", "rope_team") == f"hf:{tiny}: a local transformers language model"
+    assert describe("llm:m", "rook").endswith("a language model behind an OpenAI-compatible endpoint")
