@@ -119,26 +119,29 @@ def _policy_file(path: str, game: str, seed: int | None):
 
 
 def _prefixed(module: str, attr: str) -> Callable:
-    def make(rest: str, game, seed: int | None = None, seat: int | None = None):
+    def make(spec: str, game, seed: int | None = None, seat: int | None = None):
         from importlib import import_module
 
-        return getattr(import_module(module), attr)(rest, game, seed=seed, seat=seat)
+        return getattr(import_module(module), attr)(spec, game, seed=seed, seat=seat)
 
     return make
 
 
-# Agents named by a prefix, consulted before anything else reads a colon: ``llm:MODEL`` (an OpenAI-compatible
-# endpoint) and ``hf:PATH`` (a local transformers model), see agents/llm. prefix -> factory(rest, game, seed, seat).
+# Spec prefixes read before anything else takes a colon (so ``llm:gpt-4o`` is never taken for a module): prefix ->
+# factory ``(spec, game, seed=..., seat=...)``; ``llm:MODEL`` (an OpenAI-compatible endpoint) and ``hf:PATH`` (a local
+# transformers model), see agents/llm. They get ``game`` as the caller gave it: an env carries the options a text
+# view needs.
 PREFIXED: dict[str, Callable] = {"llm": _prefixed("cardzoo.agents.llm.specs", "openai_agent"),
                                  "hf": _prefixed("cardzoo.agents.llm.specs", "local_agent")}
 
 
 def make_agent(name: str, game, seed: int | None = None, seat: int | None = None):
     """The agent called ``name`` for ``game`` (a name, with or without ``_v0``, or an env object); a name ending in
-    ``.npz`` is a policy file's path; ``llm:MODEL`` and ``hf:PATH`` are language models (``PREFIXED``)."""
-    prefix, colon, rest = name.partition(":") if isinstance(name, str) else ("", "", "")
-    if colon and prefix in PREFIXED:
-        return PREFIXED[prefix](rest, game, seed=seed, seat=seat)
+    ``.npz`` is a policy file's path; ``llm:MODEL`` and ``hf:PATH`` are language models (``PREFIXED``). ``seat`` is
+    the seat the agent plays, when the caller knows it."""
+    prefix = name.split(":", 1)[0] if isinstance(name, str) and ":" in name else None
+    if prefix in PREFIXED:  # before the game is reduced to its name
+        return PREFIXED[prefix](name, game, seed=seed, seat=seat)
     game = game_name(game)
     if name.endswith(".npz"):
         return _policy_file(name, game, seed)

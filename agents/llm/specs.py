@@ -125,10 +125,16 @@ def _seat(backend, label: str, game, settings: dict[str, Any], seed: int | None,
                         budget=settings.get("budget"))
 
 
-def openai_agent(rest: str, game, seed: int | None = None, seat: int | None = None) -> LanguageSeat:
+def _rest(prefix: str, spec: str) -> str:
+    """The spec after ``prefix:`` (the registry passes the whole spec; the prefix is also taken off if absent)."""
+    return spec[len(prefix) + 1:] if spec.startswith(f"{prefix}:") else spec
+
+
+def openai_agent(spec: str, game, seed: int | None = None, seat: int | None = None) -> LanguageSeat:
     """``llm:MODEL?...``: a seat played by a model behind an OpenAI-compatible endpoint."""
     from .openai_chat import OpenAIChat
 
+    rest = _rest("llm", spec)
     model, settings = parse("llm", rest)
     base_url = settings.get("base_url") or os.environ.get("CARDZOO_LLM_BASE_URL") or None
     if base_url is not None and "base_url" not in settings:
@@ -141,10 +147,11 @@ def openai_agent(rest: str, game, seed: int | None = None, seat: int | None = No
     return _seat(backend, f"llm:{rest}", game, settings, seed, seat)
 
 
-def local_agent(rest: str, game, seed: int | None = None, seat: int | None = None) -> LanguageSeat:
+def local_agent(spec: str, game, seed: int | None = None, seat: int | None = None) -> LanguageSeat:
     """``hf:PATH?...``: a seat played by the local transformers model saved in ``PATH``."""
     from .local import LocalChat
 
+    rest = _rest("hf", spec)
     path, settings = parse("hf", rest)
     backend = LocalChat(path, temperature=settings.get("temperature", 0.0), max_tokens=settings.get("max_tokens", 32),
                         device=settings.get("device", "cpu"), seed=0 if seed is None else seed,
