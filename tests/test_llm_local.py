@@ -46,6 +46,7 @@ def test_the_tiny_model_plays_a_whole_game(tiny, game):
                 assert a["prompt_tokens"] > 0 and 0 < a["completion_tokens"] <= 6
         assert s["prompt_tokens"] == sum(a["prompt_tokens"] for d in agent.decisions for a in d["attempts"])
         json.dumps(agent.decisions)  # records are plain JSON
+    assert agents[0].backend._load()[0] is agents[1].backend._load()[0]  # one copy of the weights per process
     assert agents[0].settings()["backend"] == {"kind": "transformers", "path": str(tiny), "temperature": 0.0,
                                                "max_tokens": 6, "device": "cpu", "timeout": None, "threads": 1}
 
