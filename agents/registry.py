@@ -118,9 +118,30 @@ def _policy_file(path: str, game: str, seed: int | None):
     return agent
 
 
-def make_agent(name: str, game, seed: int | None = None):
+def _prefixed(module: str, attr: str) -> Callable:
+    def make(spec: str, game, seed: int | None = None, seat: int | None = None):
+        from importlib import import_module
+
+        return getattr(import_module(module), attr)(spec, game, seed=seed, seat=seat)
+
+    return make
+
+
+# Spec prefixes read before anything else takes a colon (so ``llm:gpt-4o`` is never taken for a module): prefix ->
+# factory ``(spec, game, seed=..., seat=...)``; ``llm:MODEL`` (an OpenAI-compatible endpoint) and ``hf:PATH`` (a local
+# transformers model), see agents/llm. They get ``game`` as the caller gave it: an env carries the options a text
+# view needs.
+PREFIXED: dict[str, Callable] = {"llm": _prefixed("cardzoo.agents.llm.specs", "openai_agent"),
+                                 "hf": _prefixed("cardzoo.agents.llm.specs", "local_agent")}
+
+
+def make_agent(name: str, game, seed: int | None = None, seat: int | None = None):
     """The agent called ``name`` for ``game`` (a name, with or without ``_v0``, or an env object); a name ending in
-    ``.npz`` is a policy file's path."""
+    ``.npz`` is a policy file's path; ``llm:MODEL`` and ``hf:PATH`` are language models (``PREFIXED``). ``seat`` is
+    the seat the agent plays, when the caller knows it."""
+    prefix = name.split(":", 1)[0] if isinstance(name, str) and ":" in name else None
+    if prefix in PREFIXED:  # before the game is reduced to its name
+        return PREFIXED[prefix](name, game, seed=seed, seat=seat)
     game = game_name(game)
     if name.endswith(".npz"):
         return _policy_file(name, game, seed)
@@ -135,7 +156,10 @@ def describe(name: str, game) -> str:
     """What the agent ``name`` plays in ``game``; for a learned agent, which policy in which setting and the
     fallback (so a fallback's result is never mistaken for a trained policy's)."""
     agent = make_agent(name, game)
-    text = DESCRIPTIONS.get(name, f"the policy file {name}")
+    prefix = name.partition(":")[0] if ":" in name else ""
+    text = DESCRIPTIONS.get(name) or ({"llm": "a language model behind an OpenAI-compatible endpoint",
+                                       "hf": "a local transformers language model"}.get(prefix)
+                                      if prefix in PREFIXED else f"the policy file {name}")
     inner = getattr(agent, "agent", agent)  # Muted wraps the agent
     detail = getattr(inner, "description", "")
     return f"{name}: {text}" + (f". Plays: {detail}" if detail else "")
