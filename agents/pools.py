@@ -1,0 +1,83 @@
+"""The partner and opponent pools of the benchmark: who a submitted agent plays with (Rope Team, Summit Rush) or
+against (Rook), split into a **dev** part and a **test** part.
+
+The dev part is for tuning: look at an agent's results with it as often as you like. The test part is held out:
+never train with it, never tune against it (not its members' policies, not its results); report it beside dev.
+A member is a registry agent name (``agents/registry.py`` AGENTS), acting on observations only like every agent.
+
+Each pool mixes conventions on purpose, and each convention family sits on both sides of the split where it can,
+so that a dev result predicts the test result: the document's simple strategy and rule variants that each change
+one convention of it, independently trained policies (different seeds, different inputs), and a deliberately
+weak partner. ``pools_v1`` is the version the benchmark's protocol names; changing a member changes the version.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from cardzoo.envs.common.errors import OptionError
+
+VERSION = "pools_v1"
+
+
+@dataclass(frozen=True)
+class Pool:
+    """One game's pool: ``dev`` for tuning, ``test`` held out (agent specs, registry names)."""
+
+    version: str
+    dev: tuple[str, ...]
+    test: tuple[str, ...]
+
+    def __post_init__(self):
+        for part in ("dev", "test"):
+            names = getattr(self, part)
+            if not isinstance(names, tuple) or not all(isinstance(n, str) and n for n in names):
+                raise OptionError(f"a pool's {part} part must be a tuple of agent names, got {names!r}")
+            if len(set(names)) != len(names):
+                raise OptionError(f"a pool's {part} part names an agent twice: {names!r}")
+        both = set(self.dev) & set(self.test)
+        if both:
+            raise OptionError(f"a pool's dev and test parts must be disjoint; both hold {sorted(both)}")
+
+    def members(self) -> tuple[str, ...]:
+        """Every member: dev, then test."""
+        return self.dev + self.test
+
+    def part(self, name: str) -> tuple[str, ...]:
+        """The part called ``name`` ("dev" or "test")."""
+        if name not in ("dev", "test"):
+            raise OptionError(f"a pool has the parts 'dev' and 'test', not {name!r}")
+        return getattr(self, name)
+
+
+POOLS: dict[str, Pool] = {
+    # Partners. simple and learned_v1 families on both sides; random is the weak partner.
+    "rope_team": Pool(
+        VERSION,
+        dev=("simple", "learned_v1", "learned_seed1", "random"),
+        test=("learned_v1_seed1", "learned_plain"),
+    ),
+    # Partners (silent and talking Summit Rush alike: a silent member just says nothing).
+    "summit_rush": Pool(
+        VERSION,
+        dev=("simple", "learned_v1", "random"),
+        test=("simple_talk", "learned_talk"),
+    ),
+    # Opponents.
+    "rook": Pool(
+        VERSION,
+        dev=("heuristic", "random"),
+        test=("learned_v1",),
+    ),
+}
+
+
+def pool(game) -> Pool:
+    """The pool of ``game``: a name ("rope_team"), an env id ("rope_team_v0"), a ``GameSpec`` or an env object,
+    as ``cardzoo.envs.registry.spec`` accepts. A game without a pool raises ``OptionError`` naming the pools."""
+    from cardzoo.envs.registry import spec
+
+    name = spec(game).name
+    if name not in POOLS:
+        raise OptionError(f"{name} has no partner or opponent pool; pools: {', '.join(POOLS)}")
+    return POOLS[name]
