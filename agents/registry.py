@@ -6,6 +6,8 @@ from collections.abc import Callable
 
 from cardzoo.envs.common.errors import OptionError
 
+from .partners import rook as rook_partners
+from .partners import rope_team as rope_partners
 from .random_agent import RandomAgent
 from .rook_heuristic import RookHeuristic
 from .rook_search import RookSearch
@@ -62,6 +64,17 @@ AGENTS: dict[str, dict[str, Callable]] = {
     "learned_seed1": {"rope_team_v0": _learned("rope_team_v2_seed1")},  # learned's recipe, seed 1 (cross-play)
     "learned_v1_seed1": {"rope_team_v0": _learned("rope_team_seed1")},
     "learned_plain": {"rope_team_v0": _learned("rope_team_plain")},
+    # Partners with one convention changed on purpose, for the benchmark's pools (agents/partners, agents/pools.py).
+    "simple_lead_long": {"rope_team_v0": rope_partners.LongLead},
+    "simple_signal": {"rope_team_v0": rope_partners.Signal},
+    "simple_high_follow": {"rope_team_v0": rope_partners.HighFollow},
+    "simple_trump_eager": {"rope_team_v0": rope_partners.TrumpEager},
+    "simple_trump_shy": {"rope_team_v0": rope_partners.TrumpShy},
+    "simple_trusting": {"rope_team_v0": rope_partners.Trusting},
+    "simple_wary": {"rope_team_v0": rope_partners.Wary},
+    "simple_careless": {"rope_team_v0": rope_partners.Careless},
+    "heuristic_bold": {"rook_v0": rook_partners.Bold},
+    "heuristic_timid": {"rook_v0": rook_partners.Timid},
 }
 
 
@@ -80,6 +93,17 @@ DESCRIPTIONS = {
     "learned_seed1": "learned's Rope Team recipe, training seed 1 (for cross-play)",
     "learned_v1_seed1": "learned_v1's Rope Team recipe, training seed 1",
     "learned_plain": "a Rope Team policy that reads the observation alone",
+    "simple_lead_long": "Rope Team's simple strategy, leading from its longest suit among the nearly best leads",
+    "simple_signal": "Rope Team's simple strategy, discarding from its longest suit when void and leading the suit "
+                     "its partner discarded",
+    "simple_high_follow": "Rope Team's simple strategy, following with the highest of equally good cards",
+    "simple_trump_eager": "Rope Team's simple strategy, trumping whenever a trump is nearly as good as the best card",
+    "simple_trump_shy": "Rope Team's simple strategy, discarding instead of trumping whenever nearly as good",
+    "simple_trusting": "Rope Team's simple strategy, valuing a lead by the partner's best reply alone",
+    "simple_wary": "Rope Team's simple strategy, valuing a lead by the mean of the partner's possible replies",
+    "simple_careless": "a deliberately weak Rope Team partner: the simple strategy with a third of its cards random",
+    "heuristic_bold": "Rook's heuristic player, bidding up to its whole estimate of its points",
+    "heuristic_timid": "Rook's heuristic player, stopping its bids 25 points short of its estimate",
 }
 
 
