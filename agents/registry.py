@@ -13,6 +13,7 @@ from .rook_heuristic import RookHeuristic
 from .rook_search import RookSearch
 from .rope_team_search import RopeTeamSearch
 from .rope_team_simple import RopeTeamSimple
+from .summit_rush_partners import PARTNERS as SUMMIT_PARTNERS
 from .summit_rush_search import SummitRushSearch
 from .summit_rush_simple import SummitRushSimple
 from .summit_rush_talk import Muted, SummitRushSimpleTalk
@@ -47,6 +48,8 @@ AGENTS: dict[str, dict[str, Callable]] = {
     "simple": {"rope_team_v0": lambda seed: RopeTeamSimple(seed), "summit_rush_v0": SummitRushSimple},
     "simple_talk": {"summit_rush_v0": SummitRushSimpleTalk},  # says the document's calls and listens
     "simple_talk_muted": {"summit_rush_v0": lambda seed: Muted(SummitRushSimpleTalk(seed))},  # an ablation
+    # Summit Rush convention partners for the benchmark's pool: simple with one convention changed each.
+    **{p.name: {"summit_rush_v0": p} for p in SUMMIT_PARTNERS},
     "heuristic": {"rook_v0": RookHeuristic},
     "search": {"rope_team_v0": RopeTeamSearch, "summit_rush_v0": SummitRushSearch, "rook_v0": RookSearch},
     # Trained policies shipped in agents/policies (see its README for the commands that made them).
@@ -84,6 +87,7 @@ DESCRIPTIONS = {
     "simple": "the simple strategy from the game's document (Rope Team, Summit Rush; silent in talking games)",
     "simple_talk": "Summit Rush's simple strategy with the document's calls, listening to its partners",
     "simple_talk_muted": "simple_talk with every message replaced by nothing (an ablation)",
+    **{p.name: f"Summit Rush's simple strategy but for one convention -- {p.convention}" for p in SUMMIT_PARTNERS},
     "heuristic": "Rook's heuristic player",
     "search": "determinized search over the hidden cards with the game's baseline as blueprint",
     "learned": "the strongest shipped trained policy of each game",
