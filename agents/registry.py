@@ -76,6 +76,8 @@ AGENTS: dict[str, dict[str, Callable]] = {
     "simple_trusting": {"rope_team_v0": rope_partners.Trusting},
     "simple_wary": {"rope_team_v0": rope_partners.Wary},
     "simple_careless": {"rope_team_v0": rope_partners.Careless},
+    # Rook's search at the no-peeking tests' small budget: about 20 times the heuristic's time, not 250 (pools).
+    "search_small": {"rook_v0": lambda seed: RookSearch(seed=seed, worlds=2, bid_worlds=3, tries=4)},
     "heuristic_bold": {"rook_v0": rook_partners.Bold},
     "heuristic_timid": {"rook_v0": rook_partners.Timid},
 }
@@ -106,6 +108,7 @@ DESCRIPTIONS = {
     "simple_trusting": "Rope Team's simple strategy, valuing a lead by the partner's best reply alone",
     "simple_wary": "Rope Team's simple strategy, valuing a lead by the mean of the partner's possible replies",
     "simple_careless": "a deliberately weak Rope Team partner: the simple strategy with a third of its cards random",
+    "search_small": "Rook's search with a small budget (2 worlds a card, 3 a bid, 4 tries): a cheap opponent",
     "heuristic_bold": "Rook's heuristic player, bidding up to its whole estimate of its points",
     "heuristic_timid": "Rook's heuristic player, stopping its bids 25 points short of its estimate",
 }
