@@ -52,12 +52,13 @@ class Pool:
 
 POOLS: dict[str, Pool] = {
     # Partners. Families split across the parts: the simple strategy's convention variants (the trump pair and the
-    # lead-expectation pair one on each side), the two learned_v1 seeds, the two trained policies of learned's recipe
-    # (learned itself, seed 0, is a benchmarked agent, not a partner), the weak partners.
+    # lead-expectation pair one on each side), the two learned_v1 seeds, the trained policies of learned's recipe
+    # (learned itself, seed 0, is a benchmarked agent, not a partner: seed 1 in test, the entropy-bonus run in dev),
+    # the policy that reads the observation alone, the weak partners.
     "rope_team": Pool(
         VERSION,
-        dev=("simple", "simple_lead_long", "simple_trump_eager", "simple_trusting", "learned_v1", "learned_plain",
-             "random"),
+        dev=("simple", "simple_lead_long", "simple_trump_eager", "simple_trusting", "learned_v1", "learned_entropy",
+             "learned_plain", "random"),
         test=("simple_signal", "simple_high_follow", "simple_trump_shy", "simple_wary", "learned_v1_seed1",
               "learned_seed1", "simple_careless"),
     ),
