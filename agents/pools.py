@@ -9,6 +9,11 @@ Each pool mixes conventions on purpose, and each convention family sits on both 
 so that a dev result predicts the test result: the document's simple strategy and rule variants that each change
 one convention of it, independently trained policies (different seeds, different inputs), and a deliberately
 weak partner. ``pools_v1`` is the version the benchmark's protocol names; changing a member changes the version.
+
+Every member plays at about numpy speed, since the benchmark plays every member with every agent it scores. So the
+search agents are not in the cooperative pools: at their registry budget a decision takes them far longer than a
+member's (the pool page, ``evaluation/results/pools/summary.md``, gives both). Rook's opponent pool has the search at the small budget of the no-peeking tests
+(``search_small``), whose time is on that page too.
 """
 
 from __future__ import annotations
