@@ -12,8 +12,8 @@ weak partner. ``pools_v1`` is the version the benchmark's protocol names; changi
 
 Every member plays at about numpy speed, since the benchmark plays every member with every agent it scores. So the
 search agents are not in the cooperative pools: at their registry budget a decision takes them far longer than a
-member's (the pool page, ``evaluation/results/pools/summary.md``, gives both). Rook's opponent pool has the search at the small budget of the no-peeking tests
-(``search_small``), whose time is on that page too.
+member's (the pool page, ``evaluation/results/pools/summary.md``, gives both). Rook's opponent pool has the search
+at the small budget of the no-peeking tests (``search_small``), whose time is on that page too.
 """
 
 from __future__ import annotations
