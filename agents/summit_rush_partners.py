@@ -3,8 +3,9 @@
 Each class below is :class:`~cardzoo.agents.summit_rush_simple.SummitRushSimple` (the document's simple but careful
 strategy: a joint plan of runs of face-up cards, seat p plays the run on pile p, a stock card is turned only when
 nothing fits any pile and then only by the seat that has turned fewest) with exactly one of its conventions
-replaced, on purpose. Two players of the same convention agree with each other; a player of another convention
-(or `simple`) does not, which is what cross-play with strangers measures:
+replaced, on purpose. Each is a consistent way to play; a team that mixes conventions pays for it (one card reached
+for twice, a run nobody serves, two stock cards turned where one was needed, ticks lost waiting), which is what
+cross-play with strangers measures:
 
 ======================  ==================  ===================================================================
 name                    convention          instead of simple's
