@@ -3,6 +3,7 @@
 - ``games/<game>.md``: the env's docstring (its documentation page: spaces, observation slices, rewards, info,
   options, version history), a rendered table, and the rules and rulings of ``seeds/<game>.md``;
 - ``report.md``: the committed evaluation report, ``evaluation/results/report/summary.md`` with its charts;
+- ``pools.md``: the partner pools and their diversity, ``evaluation/results/pools/summary.md`` with its heat maps;
 - ``results/<path>.png``: the committed result charts that the pages show (``![...](results/...)`` in a page under
   ``docs/``), copied from ``evaluation/results/``;
 - ``reference/<package>.md``: the API reference (mkdocstrings) of every module;
@@ -202,6 +203,13 @@ def report_page() -> None:
                 "that version, made by `cardzoo evaluate --full --out evaluation/results/report`.\n")
 
 
+def pools_page() -> None:
+    """The partner pools page: the diversity study's Markdown, made from its committed JSON."""
+    folder = ROOT / "evaluation" / "results" / "pools"
+    with mkdocs_gen_files.open("pools.md", "w") as f:
+        f.write(local_links((folder / "summary.md").read_text(), folder, "pools.md"))
+
+
 def reference_pages() -> None:
     for package in REFERENCE:
         modules = sorted(p for p in (ROOT / package).rglob("*.py") if "policies" not in p.parts
@@ -296,6 +304,7 @@ if __name__ in ("<run_path>", "__main__"):  # mkdocs-gen-files runs the script; 
     game_pages()
     result_images()
     report_page()
+    pools_page()
     reference_pages()
     text_page()
     changelog_page()
