@@ -64,7 +64,7 @@ from cardzoo.envs.rope_team.observer import Observation as _Observation
 from cardzoo.envs.rope_team.observer import decode
 
 from .base import BitsAgent
-from .rope_team_rollouts import NONE, Games, best_cards, masks_of, popcount
+from .rope_team_rollouts import NONE, Games, Policy, best_cards, masks_of, popcount
 from .rope_team_simple import RopeTeamSimple
 
 _TIE = tuple(4 * (c % 13) + c // 13 for c in range(52))
@@ -155,7 +155,14 @@ class RopeTeamSearch(BitsAgent):
 
     name = "search"
 
-    def __init__(self, seed: int | None = None, **options):
+    def __init__(self, seed: int | None = None, rollout_policy: Policy | None = None, **options):
+        """``rollout_policy``: the blueprint that plays both seats in the rollouts, a batched policy
+        ``obs[N, 464], mask[N, 52] -> cards[N]`` (None: the simple strategy on the rollouts' arrays, the fast
+        path; :func:`cardzoo.agents.rope_team_rollouts.simple_policy` is the same strategy on observations). The
+        partner model stays the simple strategy."""
+        if rollout_policy is not None and not callable(rollout_policy):
+            raise OptionError(f"rollout_policy must be a batched policy (obs, mask) -> cards, got {rollout_policy!r}")
+        self.rollout_policy = rollout_policy
         known = {f.name for f in fields(SearchOptions)}
         unknown = sorted(set(options) - known)
         if unknown:
@@ -394,5 +401,5 @@ class RopeTeamSearch(BitsAgent):
         hands = np.repeat(np.stack([np.full(r, np.uint64(table.hands[ME])), partner], axis=1), c, axis=0)
         games = Games.start(table, hands, np.repeat(ridge, c, axis=0), future)
         games.play(np.tile(np.array(candidates, np.int64), r))
-        results = games.play_out()
+        results = games.play_out(self.rollout_policy)
         return (results.reshape(r, c) == 1).astype(float)
