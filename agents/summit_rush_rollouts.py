@@ -38,6 +38,7 @@ _BITS64 = np.int64(1) << np.arange(N_PEAKS, dtype=np.int64)
 _COVERED = np.array([list(c) + [-1] * (2 - len(c)) for c in COVERS], np.int64)
 _COVERED_VALID = _COVERED >= 0
 _COVERED_MASK = np.where(_COVERED_VALID, np.array(COVER_MASK, np.int64)[np.maximum(_COVERED, 0)], 0)
+_RANKS1 = np.arange(1, 14, dtype=np.float32)
 _GRANK = (np.arange(13) + 1) % 13  # game rank (A = 0) of the observation's rank index (2..A)
 
 
@@ -74,13 +75,12 @@ class SimpleBlueprint:
         differ only in the seat piece)."""
         o, p, n = self.offsets, self.players, len(obs)
         at = np.arange(n)
-        # The set entries of the face-up ranks and the tops' ranks say each card's rank (one per face-up card).
-        rank1 = np.zeros((n, N_PEAKS), np.int64)  # each position's rank index + 1, 0: not face up
-        rows, cols = np.nonzero(obs[:, o["peak_rank"] : o["peak_rank"] + 13 * N_PEAKS])
-        rank1[rows, cols // 13] = cols % 13 + 1
-        tops = np.zeros((n, p), np.int64)
-        rows, cols = np.nonzero(obs[:, o["pile_rank"] : o["pile_rank"] + 13 * p])
-        tops[rows, cols // 13] = _GRANK[cols % 13]
+        # Each position's rank index + 1 (0: not face up) and each top's rank index, from the one-hot entries: a
+        # product with the ranks (float32 is exact here, and a matrix-vector product is the fastest numpy reads it)
+        ranks = obs[:, o["peak_rank"] : o["peak_rank"] + 13 * N_PEAKS].astype(np.float32).reshape(-1, 13)
+        rank1 = (ranks @ _RANKS1).astype(np.int64).reshape(n, N_PEAKS)
+        piles = obs[:, o["pile_rank"] : o["pile_rank"] + 13 * p].astype(np.float32).reshape(-1, 13)
+        tops = _GRANK[(piles @ _RANKS1).astype(np.int64).reshape(n, p) - 1]
         left = obs[:, o["stock_left"] : o["stock_left"] + p * self.stock_len].reshape(n, p, -1).sum(axis=2)
         gone = np.zeros((n, 32), np.uint8)
         gone[:, :N_PEAKS] = obs[:, o["peak_gone"] : o["peak_gone"] + N_PEAKS]
@@ -122,7 +122,8 @@ class _Rollouts(_Engine):
         self._order_at[slots] = 0
 
     def load(self, worlds: Sequence[rules.State], repeat: int) -> None:
-        """Every world ``repeat`` times in a row (world ``i`` in rows ``i * repeat ...``), at its tick."""
+        """Every world ``repeat`` times in a row (world ``i`` in rows ``i * repeat ...``), at its tick; rows past
+        ``len(worlds) * repeat`` are left as they are (not played)."""
         c, p = self.config, self.players
         k = len(worlds)
         peaks = np.array([w.peaks for w in worlds], np.int8)
@@ -136,25 +137,49 @@ class _Rollouts(_Engine):
         on_piles = ((on[:, None] >> np.arange(52)) & 1).astype(np.int8)
         by_rank = np.zeros((k, 14), np.uint32)
         np.bitwise_or.at(by_rank, (np.arange(k)[:, None], peaks % 13), _BITS)
-        rows = np.arange(self.num_envs)
+        rows = np.arange(k * repeat)
         src = rows // repeat
-        self.peaks[:] = peaks[src]
-        self.present[:] = np.array([w.present for w in worlds], np.uint32)[src]
-        self.up[:] = np.array([w.up for w in worlds], np.uint32)[src]
-        self.by_rank[:] = by_rank[src]
-        self.tops[:] = np.array([w.tops for w in worlds], np.int64)[src]
-        self.on_piles[:] = on_piles[src]
-        self.stocks[:] = stocks[src]
-        self.stock_left[:] = np.array([w.stock_left for w in worlds], np.int64)[src]
-        self.tick[:] = np.array([w.tick for w in worlds], np.int64)[src]
-        self.over[:] = -1
-        self.counters[:] = 0
-        self.said[:] = 0
-        self.said_tick[:] = 0
+        self.peaks[rows] = peaks[src]
+        self.present[rows] = np.array([w.present for w in worlds], np.uint32)[src]
+        self.up[rows] = np.array([w.up for w in worlds], np.uint32)[src]
+        self.by_rank[rows] = by_rank[src]
+        self.tops[rows] = np.array([w.tops for w in worlds], np.int64)[src]
+        self.on_piles[rows] = on_piles[src]
+        self.stocks[rows] = stocks[src]
+        self.stock_left[rows] = np.array([w.stock_left for w in worlds], np.int64)[src]
+        self.tick[rows] = np.array([w.tick for w in worlds], np.int64)[src]
+        self.over[rows] = -1
+        self.counters[rows] = 0
+        self.said[rows] = 0
+        self.said_tick[rows] = 0
         if p > 1:
             self._draw_orders(rows)
         self._write(rows)
         self.masks(rows)
+
+
+# Engines and blueprints are kept per config (their tables cost more than a decision's rollouts); an engine with
+# more rows than a decision needs plays only the first rows.
+_ENGINES: dict[rules.Config, _Rollouts] = {}
+_POLICIES: dict[tuple, Policy] = {}
+
+
+def _engine(config: rules.Config, n: int) -> _Rollouts:
+    eng = _ENGINES.get(config)
+    if eng is None or eng.num_envs < n:
+        if len(_ENGINES) > 8:
+            _ENGINES.clear()
+        eng = _ENGINES[config] = _Rollouts(max(n, 2 * eng.num_envs if eng else 256), config)
+    return eng
+
+
+def _policy(blueprint: BlueprintFactory, config: rules.Config) -> Policy:
+    key = (blueprint, config)
+    if key not in _POLICIES:
+        if len(_POLICIES) > 8:
+            _POLICIES.clear()
+        _POLICIES[key] = blueprint(config)
+    return _POLICIES[key]
 
 
 def _rules_of(worlds: Sequence[rules.State]) -> rules.Config:
@@ -177,9 +202,9 @@ def rollout_values(worlds: Sequence[rules.State], joints: Sequence[Sequence[int]
     config = _rules_of(worlds)
     w, c, p = len(worlds), len(joints), config.players
     n = w * c
-    eng = _Rollouts(n, config)
+    eng = _engine(config, n)
     eng.load(worlds, c)
-    policy = blueprint(config)
+    policy = _policy(blueprint, config)
     team = hasattr(policy, "joint")
     moves = np.tile(np.asarray(joints, np.int64).reshape(c, p), (w, 1))
     alive = np.arange(n)
@@ -207,5 +232,5 @@ def rollout_values(worlds: Sequence[rules.State], joints: Sequence[Sequence[int]
             acts = acts.reshape(len(alive), p)
         eng.tick_games(alive, acts, None)
         ticks += 1
-    won = eng.over == WIN
-    return np.where(won, 1 + eng.stock_left.sum(axis=1) / 100, 0.0).reshape(w, c)
+    won = eng.over[:n] == WIN
+    return np.where(won, 1 + eng.stock_left[:n].sum(axis=1) / 100, 0.0).reshape(w, c)
