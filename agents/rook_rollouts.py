@@ -11,8 +11,9 @@ The moves come from the **rollout policy**, batched over the rows:
 - ``policy=None`` (the default, the fast path): the search's own rollout policy -- the heuristic's values, read
   from the sampled world itself, so each rollout player knows the world's cards (cheap wins and cheap losses when
   second, points and sure winners when leading, low non-point cards first, short suits discarded; the heuristic's
-  trump suit) -- computed for all rows at once from the engine's arrays. It plays the cards
-  ``rook_search.rollout_action`` played one world at a time (the tests compare them row by row);
+  trump suit) -- computed for all rows at once from the engine's arrays. It makes the moves the per-world rollout
+  policy it replaced made one world at a time (kept in ``tests/rook_reference.py``; the tests compare them move
+  for move);
 - any batched policy ``policy(obs[N, 662], mask[N, 79]) -> actions[N]`` on the movers' observations and masks (the
   engine's, equal to the single env's): a learned numpy policy, say. It sees what a player sees, not the world.
 
@@ -127,18 +128,21 @@ class _Rollouts(RookBatched):
         n = self.num_envs
         out = np.zeros(n, np.int64)
         phase, p = self.phase, self.to_move
+        present = np.bincount(phase, minlength=rules.OVER + 1)
+        if present[rules.BID]:
+            raise ValueError("the rollout policy does not bid: a row is in the bidding")
         at = np.arange(n)
         hands = self.hands[at, p]
-        rows = np.flatnonzero(phase == rules.PLAY)
+        rows = np.flatnonzero(phase == rules.PLAY) if present[rules.PLAY] < n else at
         if len(rows):
             out[rows] = self._play_card(rows, hands[rows], p[rows])
-        rows = np.flatnonzero(phase == rules.DRAW)
-        if len(rows):
+        if present[rules.DRAW]:
+            rows = np.flatnonzero(phase == rules.DRAW)
             up = self.face_up[rows]
             take = (_POINTS[up] > 0) | (up == rules.ROOK) | (up // 13 == self.trumps[rows]) | (_RANK[up] >= 10)
             out[rows] = np.where(take, rules.TAKE_UP, rules.TAKE_HIDDEN)
-        rows = np.flatnonzero(phase == rules.DISCARD)
-        if len(rows):
+        if present[rules.DISCARD]:
+            rows = np.flatnonzero(phase == rules.DISCARD)
             hand, trumps = hands[rows], self.trumps[rows]
             keep = hand & _NO_POINTS
             legal = _bits(np.where(keep != 0, keep, hand))
@@ -148,11 +152,9 @@ class _Rollouts(RookBatched):
             is_trump = _bits(_SUIT_ROOK[trumps])
             key = np.where(is_trump, 100.0 + KEEP[trumps], plain)
             out[rows] = np.where(legal, key, np.inf).argmin(axis=1)
-        rows = np.flatnonzero(phase == rules.TRUMP)
-        if len(rows):  # once per rollout at most: the heuristic's own choice, row by row
+        if present[rules.TRUMP]:  # once per rollout at most: the heuristic's own choice, row by row
+            rows = np.flatnonzero(phase == rules.TRUMP)
             out[rows] = [rules.TRUMP0 + best_trumps(h) for h in hands[rows].tolist()]
-        if (phase == rules.BID).any():
-            raise ValueError("the rollout policy does not bid: a row is in the bidding")
         return out
 
     def _play_card(self, rows: np.ndarray, hand: np.ndarray, p: np.ndarray) -> np.ndarray:
@@ -201,14 +203,16 @@ class _Rollouts(RookBatched):
         return pts
 
 
-_ENGINE: list[_Rollouts] = []
+_ENGINES: dict[int, _Rollouts] = {}
 
 
 def _engine(n: int) -> _Rollouts:
-    """An engine of at least ``n`` rows, kept between calls (its tables cost more than a decision's rollouts)."""
-    if not _ENGINE or _ENGINE[0].num_envs < n:
-        _ENGINE[:] = [_Rollouts(max(n, 256, 2 * _ENGINE[0].num_envs if _ENGINE else 0))]
-    return _ENGINE[0]
+    """An engine of ``n`` rows rounded up to a power of two (each step plays every row), kept between calls: its
+    tables cost more than a decision's rollouts."""
+    size = max(8, 1 << (n - 1).bit_length())
+    if size not in _ENGINES:
+        _ENGINES[size] = _Rollouts(size)
+    return _ENGINES[size]
 
 
 def play_out(states: Sequence[rules.State], first: Sequence[int] | None = None,

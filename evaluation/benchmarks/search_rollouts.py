@@ -155,6 +155,43 @@ def rope_team(base: str, games: int, level: str) -> dict:
             "rollouts": options.rollouts, **_summary(times, searched, single, agree)}
 
 
+def rook(base: str, games: int) -> dict:
+    from cardzoo.agents.rook_heuristic import RookHeuristic
+    from cardzoo.agents.rook_search import RookSearch
+    from cardzoo.envs.rook import rules
+    from cardzoo.envs.rook.observer import observe_bits
+
+    old = load_base("agents/rook_search.py", base)
+    heuristic = RookHeuristic()
+    times: dict[str, list[float]] = {"before": [], "after": []}
+    searched = single = agree = 0
+    for seed in range(games):
+        agents = {"before": old.RookSearch(seed=seed), "after": RookSearch(seed=seed)}
+        seat = seed % 2
+        rng = np.random.default_rng(seed)
+        s = rules.new_game(rules.Config(rounds=1), rules.shuffled_deck(rng), rng, dealer=seed % 2)
+        while s.outcome is None:
+            bits, legal = observe_bits(s, s.to_move), rules.legal_actions(s)
+            if s.to_move != seat:
+                rules.apply(s, heuristic.act_bits(bits, legal))
+                continue
+            order = list(agents) if (searched + single) % 2 == 0 else list(agents)[::-1]
+            chosen, spent = {}, {}
+            for path in order:
+                chosen[path], spent[path] = _timed(agents[path].act_bits, bits, legal)
+            if legal & (legal - 1):
+                searched += 1
+                agree += chosen["before"] == chosen["after"]
+                for path in agents:
+                    times[path].append(spent[path])
+            else:
+                single += 1
+            rules.apply(s, chosen["after"])
+    defaults = RookSearch()
+    return {"game": "rook_v0", "level": "single rounds vs heuristic", "games": games, "worlds": defaults.worlds,
+            "bid_worlds": defaults.bid_worlds, **_summary(times, searched, single, agree)}
+
+
 def chart(rows: list[dict], path: Path) -> list[Path]:
     from ..report.charts import _pyplot, _save, available
 
@@ -166,12 +203,12 @@ def chart(rows: list[dict], path: Path) -> list[Path]:
               "after_policy": "after: batched, blueprint as obs->action policy"}
     fig, ax = plt.subplots(figsize=(7.5, 3.6))
     width = 0.26
-    names = [f"{r['game'].removesuffix('_v0')} {r['level']}\n{r['worlds']} worlds" for r in rows]
+    names = [f"{r['game'].removesuffix('_v0')} {r['level'].split()[0]}\n{r['worlds']} worlds" for r in rows]
     for j, key in enumerate(paths):
-        values = [r[key]["ms_mean"] for r in rows]
+        values = [r[key]["ms_mean"] if key in r else 0.0 for r in rows]
         bars = ax.bar(np.arange(len(rows)) + (j - 1) * width, values, width, label=labels[key],
                       color=("#999999", "#D55E00", "#0072B2")[j])
-        ax.bar_label(bars, [f"{v:.0f}" for v in values], fontsize=7)
+        ax.bar_label(bars, [f"{v:.0f}" if v else "" for v in values], fontsize=7)
     ax.set_xticks(np.arange(len(rows)), names, fontsize=8)
     ax.set_ylabel("CPU ms per searched decision (mean)")
     ax.set_title("Search rollouts before and after batching over worlds (same worlds, seeds, choices)", fontsize=9)
@@ -183,10 +220,10 @@ def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=3, help="games per row")
     parser.add_argument("--base", default=BASE, help="git revision of the per-world rollouts")
-    parser.add_argument("--only", choices=("rope_team", "summit_rush"), nargs="*", default=None)
+    parser.add_argument("--only", choices=("rope_team", "summit_rush", "rook"), nargs="*", default=None)
     parser.add_argument("--out")
     args = parser.parse_args(argv)
-    only = set(args.only or ("rope_team", "summit_rush"))
+    only = set(args.only or ("rope_team", "summit_rush", "rook"))
     rows = []
     if "summit_rush" in only:
         for level, worlds in (("normal", 32), ("hard", 32), ("normal", 128)):
@@ -196,6 +233,9 @@ def main(argv: list[str] | None = None) -> dict:
         for level in ("hard",):
             rows.append(rope_team(args.base, args.games, level))
             print(json.dumps(rows[-1]), flush=True)
+    if "rook" in only:
+        rows.append(rook(args.base, 4 * args.games))
+        print(json.dumps(rows[-1]), flush=True)
     result = {"rows": rows, "base": args.base, "seeds": f"0..{args.games - 1} (reset(seed=i))",
               "clock": "time.process_time per call", "load_average": os.getloadavg(),
               "cpu_count": os.cpu_count(), "python": platform.python_version(), "numpy": np.__version__,
