@@ -23,6 +23,7 @@ the round's points ``[p0, p1]`` (cards won, the most-tricks bonus, discards to t
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -203,16 +204,17 @@ class _Rollouts(RookBatched):
         return pts
 
 
-_ENGINES: dict[int, _Rollouts] = {}
+_LOCAL = threading.local()  # engines per thread: the play server runs agents in a thread pool
 
 
 def _engine(n: int) -> _Rollouts:
     """An engine of ``n`` rows rounded up to a power of two (each step plays every row), kept between calls: its
     tables cost more than a decision's rollouts."""
+    engines = _LOCAL.__dict__.setdefault("engines", {})
     size = max(8, 1 << (n - 1).bit_length())
-    if size not in _ENGINES:
-        _ENGINES[size] = _Rollouts(size)
-    return _ENGINES[size]
+    if size not in engines:
+        engines[size] = _Rollouts(size)
+    return engines[size]
 
 
 def play_out(states: Sequence[rules.State], first: Sequence[int] | None = None,

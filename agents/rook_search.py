@@ -23,13 +23,14 @@ with more than one legal action it:
    is dealt skipping cards of a void suit once she has as many as she can have drawn). Bids are checked: up to
    ``tries`` candidate worlds are drawn per world kept, and if too few agree, those that miss by the least fill
    the sample, so an opponent who is not the heuristic never stalls it.
-2. **Evaluates each legal action** in every world (the same worlds for every action): the action is applied to
-   the sampled state with ``cardzoo.envs.rook.rules`` and the round is played out by a fast rollout policy for
-   both players -- the heuristic's values (cheap wins and cheap losses when second, points and sure winners when
-   leading, low non-point cards first, short suits discarded), computed from the sampled state itself, so each
-   rollout player knows the world's cards. The value of an action is the mean over the worlds of the round's
-   result for the agent: ``objective="score"`` the change of its total minus the opponent's (the single-round
-   reward), ``objective="win"`` 1 for a won round, 0.5 for a tie, plus 1/1000 of that score to break ties.
+2. **Evaluates each legal action** in every world (the same worlds for every action): the action is applied to the
+   sampled state and the round is played out, every world x action at once on the batched engine
+   (:mod:`cardzoo.agents.rook_rollouts`), by a fast rollout policy for both players, batched over the rows -- the
+   heuristic's values (cheap wins and cheap losses when second, points and sure winners when leading, low non-point
+   cards first, short suits discarded), computed from the sampled state itself, so each rollout player knows the
+   world's cards. The value of an action is the mean over the worlds of the round's result for the agent:
+   ``objective="score"`` the change of its total minus the opponent's (the single-round reward), ``objective="win"``
+   1 for a won round, 0.5 for a tie, plus 1/1000 of that score to break ties.
 3. **Bids by simulated hands.** In each world it rolls out the round twice from the trump choice: once with
    itself as bid winner, once with the opponent (trumps by the heuristic's choice). Every bid limit ``M`` (a
    multiple of 5, or "pass now") is then scored by running the rest of the auction in every world -- the agent
@@ -42,12 +43,12 @@ A decision with a single legal action is taken at once. Randomness comes from ``
 agent's seed and the observation, so the same seed and the same observations give the same decisions, in any
 process and in any order of games.
 
-**Budget** (``worlds``, ``bid_worlds``, ``tries``, ``discard_candidates``): rollouts per decision are
-``worlds`` x legal actions in play (a whole rollout is under 1 ms of CPU, less late in the round), ``2 x bid_worlds``
-per bid, ``4 x worlds`` for trumps and ``discard_candidates x worlds`` per discard; sampling draws at most
-``tries`` x worlds candidates. The CPU time per decision with the defaults, every decision of a round counted,
-and the win rates against the heuristic are in ``evaluation/results/rook_search.json`` (the report's Rook section
-prints them).
+**Budget** (``worlds``, ``bid_worlds``, ``tries``, ``discard_candidates``): rollouts per decision are ``worlds`` x
+legal actions in play (played as one batch; ``rollout_policy`` replaces the rollout policy by any batched observation
+policy), ``2 x bid_worlds`` per bid (one batch too), ``4 x worlds`` for trumps and ``discard_candidates x worlds``
+per discard; sampling draws at most ``tries`` x worlds candidates. The CPU time per decision with the defaults, every
+decision of a round counted, and the win rates against the heuristic are in ``evaluation/results/rook_search.json``
+(the report's Rook section prints them).
 
 **Checks made while building it** (deals apart from the report's): the rolled-out points of the bid winner match
 the points she then took (80 rounds from seed 2000); ``objective="win"`` and ``"score"`` won alike against the

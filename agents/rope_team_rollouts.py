@@ -12,6 +12,12 @@ ties broken the same way (the tests play whole games both ways and compare every
 scores of a landing (where the coin ends, by who wins and by how many steps) come from the strategy itself, computed
 once per (coin, face-up ridge, ropes) and kept in a table.
 
+The blueprint is pluggable: :meth:`Games.play_out` takes a batched policy ``policy(obs[N, 464], mask[N, 52]) ->
+cards[N]`` and asks it for every row's card from the mover's observation and mask (:meth:`Games.observe`, equal to
+the env's bit for bit, built by the batched engine's observation code). :func:`simple_policy` is the simple
+strategy in that form (rows leading and following mixed); without a policy the rows play the simple strategy from
+their own arrays, the fast path (no observation is built).
+
 Later deals cannot be drawn inside a row (the rules draw them from the game's generator); the caller gives each
 row its later hands up front (``future``), which also lets every candidate card of one world meet the same later
 deals.

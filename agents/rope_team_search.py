@@ -22,8 +22,9 @@ Algorithm, at each decision with more than one distinct legal card:
    the model up to sampling. Later deals are unknown: each world draws them (the 43 cards off its ridge, dealt).
 3. Evaluation. ``max(rollouts // candidates, min_worlds)`` worlds are resampled by weight (systematic resampling).
    Each candidate card (one per run of cards that behave identically) is played in each of them and the game is
-   played to its end by the simple strategy for both seats (:mod:`.rope_team_rollouts`, all rows at once in numpy);
-   a card's value is its share of won games. The same worlds and later deals serve every card, so the comparison
+   played to its end by the simple strategy for both seats (:mod:`.rope_team_rollouts`, all rows at once in numpy;
+   ``rollout_policy`` plays them by any batched policy on the rows' observations instead); a card's value is its
+   share of won games. The same worlds and later deals serve every card, so the comparison
    is paired.
 4. Decision. The blueprint's own card is played unless another card wins more often by more than ``threshold``
    and by more than ``z`` standard errors of the paired difference (a few dozen rollouts are noisy; a departure

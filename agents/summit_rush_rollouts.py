@@ -17,6 +17,7 @@ win counts 1 plus the stock cards left / 100, anything else 0.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -158,28 +159,30 @@ class _Rollouts(_Engine):
         self.masks(rows)
 
 
-# Engines and blueprints are kept per config (their tables cost more than a decision's rollouts); an engine with
-# more rows than a decision needs plays only the first rows.
-_ENGINES: dict[rules.Config, _Rollouts] = {}
-_POLICIES: dict[tuple, Policy] = {}
+# Engines and blueprints are kept per config (their tables cost more than a decision's rollouts), per thread (the
+# play server runs agents in a thread pool; an engine holds one batch's state); an engine with more rows than a
+# decision needs plays only the first rows.
+_LOCAL = threading.local()
 
 
 def _engine(config: rules.Config, n: int) -> _Rollouts:
-    eng = _ENGINES.get(config)
+    engines = _LOCAL.__dict__.setdefault("engines", {})
+    eng = engines.get(config)
     if eng is None or eng.num_envs < n:
-        if len(_ENGINES) > 8:
-            _ENGINES.clear()
-        eng = _ENGINES[config] = _Rollouts(max(n, 2 * eng.num_envs if eng else 256), config)
+        if len(engines) > 8:
+            engines.clear()
+        eng = engines[config] = _Rollouts(max(n, 2 * eng.num_envs if eng else 256), config)
     return eng
 
 
 def _policy(blueprint: BlueprintFactory, config: rules.Config) -> Policy:
+    policies = _LOCAL.__dict__.setdefault("policies", {})
     key = (blueprint, config)
-    if key not in _POLICIES:
-        if len(_POLICIES) > 8:
-            _POLICIES.clear()
-        _POLICIES[key] = blueprint(config)
-    return _POLICIES[key]
+    if key not in policies:
+        if len(policies) > 8:
+            policies.clear()
+        policies[key] = blueprint(config)
+    return policies[key]
 
 
 def _rules_of(worlds: Sequence[rules.State]) -> rules.Config:

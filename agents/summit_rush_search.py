@@ -17,12 +17,15 @@ The search, each tick:
    waits only is left out (it changes nothing but the clock). Serving one's own pile loses nothing -- a card can
    go onto any pile, and whoever plays it, it is the same tick -- and it makes the joint move collision-free in any
    touch order: different cards, different piles.
-3. **Rollouts.** Every candidate is played in every world with :func:`rules.play_tick`, then the team continues
-   with the **blueprint** for up to ``depth`` ticks (default: to the end of the game): the simple strategy's
-   logic (``cardzoo.agents.summit_rush_simple``) in a one-step form fast enough to roll out: each pile in seat order
-   takes the free card that fits it and uncovers most, then one that leaves a next card for that pile; a stock
-   card is turned only when nothing fits any pile, by the seat with most stock left. The blueprint reads only the
-   face-up cards of the world, as a player would; it never plays a world's face-down cards it could not see.
+3. **Rollouts.** Every candidate is played in every world -- all worlds x candidates at once, on the batched
+   engine's array core (:mod:`cardzoo.agents.summit_rush_rollouts`; the rules of :func:`rules.play_tick` in seat
+   order) -- then the team continues with the **blueprint** for up to ``depth`` ticks (default: to the end of the
+   game): the simple strategy's logic (``cardzoo.agents.summit_rush_simple``) in a one-step form, batched over the
+   rows: each pile in seat order takes the free card that fits it and uncovers most, then one that leaves a next
+   card for that pile; a stock card is turned only when nothing fits any pile, by the seat with most stock left.
+   The blueprint reads only the rows' observations (the face-up cards), as a player would; it never plays a
+   world's face-down cards it could not see. It is pluggable: ``search(..., blueprint=factory)`` takes any batched
+   policy ``obs[N, O], mask[N, A] -> actions[N]`` (a learned numpy policy on silent observations, say).
 4. **Choice.** A rollout's result is a win, then the stock cards left on it (the score); every loss counts the
    same. Every candidate meets the same worlds (common random numbers), so each is compared world by world with
    the **blueprint's own joint move** (the simple strategy's: seat *p* plays the first card of its planned run, the
@@ -45,8 +48,11 @@ tick, so this never happens there). Then the partner follows another plan -- the
 rule -- and the seat plays the blueprint's joint move, and after a second such tick a move of its own (a turn
 first): without this, the two seats waited for each other until the tick cap in untimed games.
 
-Budget and time. A decision costs ``candidates x worlds`` rollouts of at most ``depth`` ticks (each tick a
-blueprint move per pile and :func:`rules.play_tick`); a tick with one candidate is not searched. With the defaults
+Budget and time. A decision costs ``candidates x worlds`` rollouts of at most ``depth`` ticks, played as one
+batch (each tick one blueprint call and one engine tick for every row still playing); a tick with one candidate
+is not searched. What the batch costs against the per-world rollouts it replaced, at equal worlds and seeds (the
+same choices): ``evaluation/results/search_rollouts.json`` (``python -m
+cardzoo.evaluation.benchmarks.search_rollouts``). With the defaults
 (32 worlds, rollouts to the end, ``z = 1``; 64 worlds did no better on 50 Normal deals) a search team's two seats
 share one search per tick (the memo shared), while a search seat with a simple or learned partner pays the whole
 search every tick. The CPU time per decision of each setting is in ``evaluation/results/summit_rush_search.json``,

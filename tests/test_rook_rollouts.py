@@ -138,3 +138,15 @@ def test_the_blueprint_is_pluggable_and_checked():
     agent = RookSearch(seed=1, worlds=2, bid_worlds=2, tries=2, rollout_policy=lowest)
     s = states[0]
     assert rules.legal_actions(s) >> agent.act_bits(observe_bits(s, s.to_move), rules.legal_actions(s)) & 1
+
+
+def test_rollouts_in_threads_do_not_share_a_batch():
+    """Rollouts running at once in several threads (the play server's pool) give what each gives alone."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    states = list(_positions(range(3), every=2))
+    jobs = [states[i : i + 24] for i in range(0, len(states) - 24, 24)]
+    alone = [play_out(job)[0].tolist() for job in jobs]
+    with ThreadPoolExecutor(4) as pool:
+        for _ in range(3):
+            assert list(pool.map(lambda job: play_out(job)[0].tolist(), jobs)) == alone

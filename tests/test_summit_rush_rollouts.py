@@ -108,3 +108,17 @@ def test_a_blueprint_that_breaks_the_protocol_is_refused_clearly():
     with pytest.raises(ValueError, match="share players"):
         other, _ = next(tables({"level": "hard", "players": 3}, seed=5))
         rollout_values(worlds + [sample_world(other, random.Random(0))], cands)
+
+
+def test_rollouts_in_threads_do_not_share_a_batch():
+    """The play server runs agents in a thread pool: rollouts running at once in several threads give what each
+    gives alone (each thread has its own engine)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    jobs = []
+    for k, (pub, _) in enumerate(tables({"level": "normal"}, seed=8, every=4)):
+        jobs.append(([sample_world(pub, random.Random(k * 10 + i)) for i in range(16)], candidates(pub)))
+    alone = [rollout_values(w, c).tolist() for w, c in jobs]
+    with ThreadPoolExecutor(4) as pool:
+        for _ in range(3):
+            assert list(pool.map(lambda job: rollout_values(*job).tolist(), jobs)) == alone
