@@ -199,11 +199,13 @@ def chart(rows: list[dict], path: Path) -> list[Path]:
         return []
     plt = _pyplot()
     paths = ("before", "after", "after_policy")
-    labels = {"before": "before: per-world rollouts", "after": "after: batched, fast blueprint",
-              "after_policy": "after: batched, blueprint as obs->action policy"}
-    fig, ax = plt.subplots(figsize=(7.5, 3.6))
+    labels = {"before": f"before (revision {rows[0].get('base', BASE)}: Summit Rush and Rook per world)",
+              "after": "after: batched over worlds, the built-in blueprint",
+              "after_policy": "after: batched, the blueprint as an obs, mask -> action policy"}
+    fig, ax = plt.subplots(figsize=(8.5, 3.8))
     width = 0.26
-    names = [f"{r['game'].removesuffix('_v0')} {r['level'].split()[0]}\n{r['worlds']} worlds" for r in rows]
+    titles = {"summit_rush_v0": "Summit Rush", "rope_team_v0": "Rope Team", "rook_v0": "Rook"}
+    names = [f"{titles[r['game']]} {r['level'].split()[0]}\n{r['worlds']} worlds" for r in rows]
     for j, key in enumerate(paths):
         values = [r[key]["ms_mean"] if key in r else 0.0 for r in rows]
         bars = ax.bar(np.arange(len(rows)) + (j - 1) * width, values, width, label=labels[key],
@@ -222,7 +224,12 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--base", default=BASE, help="git revision of the per-world rollouts")
     parser.add_argument("--only", choices=("rope_team", "summit_rush", "rook"), nargs="*", default=None)
     parser.add_argument("--out")
+    parser.add_argument("--replot", action="store_true", help="redraw the chart of --out's JSON, run nothing")
     args = parser.parse_args(argv)
+    if args.replot:
+        result = json.loads(Path(args.out).read_text())
+        chart([{**r, "base": result["base"]} for r in result["rows"]], Path(args.out).with_suffix(".png"))
+        return result
     only = set(args.only or ("rope_team", "summit_rush", "rook"))
     rows = []
     if "summit_rush" in only:
