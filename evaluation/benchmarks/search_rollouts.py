@@ -3,7 +3,7 @@ worlds, rollouts and seeds, on the decisions of real games (both paths see every
 compared, and must agree, at every decision).
 
 "Before" is the search module as it was at ``--base`` (a git revision: the per-world rollouts), loaded from the
-repository's history beside the current one; "after" is the current module. Per game:
+repository's history beside the current one (so it runs in a git checkout); "after" is the current module. Per game:
 
 - Summit Rush: the team's search per tick (``search(pub, worlds, ...)``, 32 worlds the default), before: one world
   at a time with ``rules.play_tick``; after: every world x candidate at once on the batched engine's array core,
