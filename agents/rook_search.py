@@ -23,13 +23,14 @@ with more than one legal action it:
    is dealt skipping cards of a void suit once she has as many as she can have drawn). Bids are checked: up to
    ``tries`` candidate worlds are drawn per world kept, and if too few agree, those that miss by the least fill
    the sample, so an opponent who is not the heuristic never stalls it.
-2. **Evaluates each legal action** in every world (the same worlds for every action): the action is applied to
-   the sampled state with ``cardzoo.envs.rook.rules`` and the round is played out by a fast rollout policy for
-   both players -- the heuristic's values (cheap wins and cheap losses when second, points and sure winners when
-   leading, low non-point cards first, short suits discarded), computed from the sampled state itself, so each
-   rollout player knows the world's cards. The value of an action is the mean over the worlds of the round's
-   result for the agent: ``objective="score"`` the change of its total minus the opponent's (the single-round
-   reward), ``objective="win"`` 1 for a won round, 0.5 for a tie, plus 1/1000 of that score to break ties.
+2. **Evaluates each legal action** in every world (the same worlds for every action): the action is applied to the
+   sampled state and the round is played out, every world x action at once on the batched engine
+   (:mod:`cardzoo.agents.rook_rollouts`), by a fast rollout policy for both players, batched over the rows -- the
+   heuristic's values (cheap wins and cheap losses when second, points and sure winners when leading, low non-point
+   cards first, short suits discarded), computed from the sampled state itself, so each rollout player knows the
+   world's cards. The value of an action is the mean over the worlds of the round's result for the agent:
+   ``objective="score"`` the change of its total minus the opponent's (the single-round reward), ``objective="win"``
+   1 for a won round, 0.5 for a tie, plus 1/1000 of that score to break ties.
 3. **Bids by simulated hands.** In each world it rolls out the round twice from the trump choice: once with
    itself as bid winner, once with the opponent (trumps by the heuristic's choice). Every bid limit ``M`` (a
    multiple of 5, or "pass now") is then scored by running the rest of the auction in every world -- the agent
@@ -42,12 +43,12 @@ A decision with a single legal action is taken at once. Randomness comes from ``
 agent's seed and the observation, so the same seed and the same observations give the same decisions, in any
 process and in any order of games.
 
-**Budget** (``worlds``, ``bid_worlds``, ``tries``, ``discard_candidates``): rollouts per decision are
-``worlds`` x legal actions in play (a whole rollout is under 1 ms of CPU, less late in the round), ``2 x bid_worlds``
-per bid, ``4 x worlds`` for trumps and ``discard_candidates x worlds`` per discard; sampling draws at most
-``tries`` x worlds candidates. The CPU time per decision with the defaults, every decision of a round counted,
-and the win rates against the heuristic are in ``evaluation/results/rook_search.json`` (the report's Rook section
-prints them).
+**Budget** (``worlds``, ``bid_worlds``, ``tries``, ``discard_candidates``): rollouts per decision are ``worlds`` x
+legal actions in play (played as one batch; ``rollout_policy`` replaces the rollout policy by any batched observation
+policy), ``2 x bid_worlds`` per bid (one batch too), ``4 x worlds`` for trumps and ``discard_candidates x worlds``
+per discard; sampling draws at most ``tries`` x worlds candidates. The CPU time per decision with the defaults, every
+decision of a round counted, and the win rates against the heuristic are in ``evaluation/results/rook_search.json``
+(the report's Rook section prints them).
 
 **Checks made while building it** (deals apart from the report's): the rolled-out points of the bid winner match
 the points she then took (80 rounds from seed 2000); ``objective="win"`` and ``"score"`` won alike against the
@@ -61,6 +62,8 @@ known in a sampled world), and rollouts use a fixed policy, so strategy fusion a
 from __future__ import annotations
 
 import random
+
+import numpy as np
 
 from cardzoo.envs.common.cards import SUIT_MASKS, cards_of
 from cardzoo.envs.common.errors import OptionError
@@ -80,111 +83,19 @@ from cardzoo.envs.rook.rules import (
     ROOK,
     ROOK_BIT,
     ROUND_POINTS,
-    TAKE_HIDDEN,
-    TAKE_UP,
-    TRICKS,
-    TRUMP0,
 )  # fmt: skip
 
 from .base import BitsAgent
-from .rook_heuristic import best_trumps, bid_limit
+from .rook_heuristic import bid_limit
+from .rook_rollouts import KEEP, Policy, play_out
 
 _BID, _TRUMP, _DISCARD, _PLAY, _DRAW = range(5)
 _CONFIG = rules.Config(rounds=1)
 OBJECTIVES = ("score", "win")
 
-# Rollout policy values, in points (the heuristic's, without its card counting).
-_TRICK_VALUE = 6.0  # a trick's worth besides its points: most tricks, the draw choice, the lead
-_REPLY = 3.0  # points the opponent adds to a trick she wins over a lead
 _RANK = tuple(c % 13 for c in range(N_CARDS))
 _SUIT_ROOK = tuple(SUIT_MASKS[s] | ROOK_BIT for s in range(4))
-_ABOVE = tuple(SUIT_MASKS[c // 13] & ~((2 << c) - 1) & DECK_MASK if c < 52 else 0 for c in range(N_CARDS))
-
-
-def _keep_table(trumps: int) -> tuple[float, ...]:
-    """What holding each card is worth to the rollout policy, with ``trumps`` named."""
-    out = []
-    for c in range(N_CARDS):
-        if c == ROOK or c // 13 == trumps:
-            out.append(8.0 + (0.0 if c == ROOK else 0.4 * (_RANK[c] - 1)))
-        else:
-            out.append(max(0.0, _RANK[c] - 7.0))
-    return tuple(out)
-
-
-_KEEP = tuple(_keep_table(t) for t in range(4))
-
-
-def _cheapest(cards: int, keep: tuple[float, ...]) -> int:
-    best, value = -1, 1e9
-    while cards:
-        low = cards & -cards
-        c = low.bit_length() - 1
-        cards ^= low
-        v = keep[c] + POINTS[c]
-        if v < value:
-            best, value = c, v
-    return best
-
-
-# ---------------------------------------------------------------------------- rollout policy
-def rollout_action(s: rules.State) -> int:
-    """The rollout policy's action in ``s`` (any phase but bidding), reading the sampled world directly."""
-    phase = s.phase
-    p = s.to_move
-    if phase == rules.PLAY:
-        hand = s.hands[p]
-        trumps = s.trumps
-        keep = _KEEP[trumps]
-        led = s.led
-        most = s.tricks[0] if s.tricks[0] > s.tricks[1] else s.tricks[1]
-        trick = 2.0 + (4.0 if 2 * most < TRICKS else 0.0) + (2.0 if s.face_up is not None else 0.0)
-        if led is not None:
-            legal = hand & rules.follow_mask(led, trumps) or hand
-            best, best_score = -1, -1e9
-            base = POINTS[led] + trick
-            m = legal
-            while m:
-                low = m & -m
-                c = low.bit_length() - 1
-                m ^= low
-                stake = base + POINTS[c]
-                score = (stake if rules.second_wins(led, c, trumps) else -stake) - keep[c]
-                if score > best_score:
-                    best, best_score = c, score
-            return best
-        opp = s.hands[1 - p]
-        tmask = _SUIT_ROOK[trumps]
-        opp_trumps = opp & tmask
-        best, best_score = -1, -1e9
-        m = hand
-        while m:
-            low = m & -m
-            c = low.bit_length() - 1
-            m ^= low
-            if tmask >> c & 1:
-                above = tmask & ~ROOK_BIT if c == ROOK else _ABOVE[c]
-                wins = not opp & above
-            else:
-                suit = opp & SUIT_MASKS[c // 13]
-                wins = not (opp & _ABOVE[c]) if suit else not opp_trumps
-            pts = POINTS[c]
-            score = (pts + trick if wins else -(pts + _REPLY + trick)) - keep[c]
-            if score > best_score:
-                best, best_score = c, score
-        return best
-    if phase == rules.DRAW:
-        up = s.face_up
-        if POINTS[up] or up == ROOK or up // 13 == s.trumps or _RANK[up] >= 10:
-            return TAKE_UP
-        return TAKE_HIDDEN
-    if phase == rules.DISCARD:
-        hand = s.hands[p]
-        legal = hand & ~POINT_MASK or hand
-        return _discard_order(hand, legal, s.trumps)[0]
-    if phase == rules.TRUMP:
-        return TRUMP0 + best_trumps(s.hands[p])
-    raise ValueError(f"the rollout policy does not bid (phase {rules.PHASE_NAMES[phase]})")
+_KEEP = tuple(tuple(row) for row in KEEP.tolist())  # the rollout policy's worth of holding each card, by trumps
 
 
 def _discard_order(hand: int, legal: int, trumps: int) -> list[int]:
@@ -199,14 +110,6 @@ def _discard_order(hand: int, legal: int, trumps: int) -> list[int]:
     return sorted(cards_of(legal), key=key)
 
 
-def rollout(s: rules.State) -> list[float]:
-    """Play the round in ``s`` (mutated) to its end with the rollout policy; the score changes ``[d0, d1]``."""
-    while True:
-        result = rules.apply(s, rollout_action(s))
-        if result is not None:
-            return result
-
-
 # ---------------------------------------------------------------------------- the agent
 class RookSearch(BitsAgent):
     """The search player for either seat (observations are seat-relative)."""
@@ -214,7 +117,12 @@ class RookSearch(BitsAgent):
     name = "search"
 
     def __init__(self, seed: int | None = None, worlds: int = 12, bid_worlds: int = 24, tries: int = 20,
-                 discard_candidates: int = 4, objective: str = "score"):
+                 discard_candidates: int = 4, objective: str = "score", rollout_policy: Policy | None = None):
+        """``rollout_policy``: a batched policy ``obs[N, 662], mask[N, 79] -> actions[N]`` that plays both seats in
+        the rollouts instead of the search's own rollout policy (None, which reads each sampled world's cards)."""
+        if rollout_policy is not None and not callable(rollout_policy):
+            raise OptionError(f"rollout_policy must be a batched policy (obs, mask) -> actions, got {rollout_policy!r}")
+        self.rollout_policy = rollout_policy
         for option, value in (("worlds", worlds), ("bid_worlds", bid_worlds), ("tries", tries),
                               ("discard_candidates", discard_candidates)):
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
@@ -279,12 +187,14 @@ class RookSearch(BitsAgent):
         can_pass = bool(legal >> PASS & 1)
         me = view.hand
         worlds = self._sample(view, self.bid_worlds, rng)
-        results = []  # (opponent's bid limit, my points as bid winner, her points as bid winner)
-        for opp_hand, nest, pile, _ in worlds:
-            hands = [me, opp_hand]
-            mine = self._points_as_bidder(hands, nest, pile, 0, view)
-            hers = self._points_as_bidder(hands, nest, pile, 1, view)
-            results.append((bid_limit(opp_hand), mine, hers))
+        # Each world twice from the trump choice: the agent as bid winner, then the opponent; all rolled out at once.
+        states = [self._bidder_state([me, opp_hand], nest, pile, who, view)
+                  for opp_hand, nest, pile, _ in worlds for who in (0, 1)]
+        _, points = self._play_out(states, None)
+        bidders = np.array([s.bidder for s in states])
+        won = points[np.arange(len(states)), bidders].reshape(len(worlds), 2).tolist()
+        # (opponent's bid limit, my points as bid winner, her points as bid winner)
+        results = [(bid_limit(opp_hand), mine, hers) for (opp_hand, *_), (mine, hers) in zip(worlds, won, strict=True)]
         limits = [low_amount - BID_STEP] if can_pass else []
         limits += list(range(low_amount, MAX_BID + 1, BID_STEP))
         best_limit, best_value = limits[0], -1e18
@@ -300,14 +210,17 @@ class RookSearch(BitsAgent):
                 best_limit, best_value = limit, value
         return lowest if low_amount <= best_limit or not can_pass else PASS
 
-    def _points_as_bidder(self, hands: list[int], nest: int, pile: list[int], who: int, view: _Observed) -> int:
-        """Card points and bonus of ``who`` (0 the agent, 1 the opponent) as bid winner in one world."""
+    def _bidder_state(self, hands: list[int], nest: int, pile: list[int], who: int, view: _Observed) -> rules.State:
+        """One world at the trump choice with ``who`` (0 the agent, 1 the opponent) as bid winner."""
         s = self._state(view, hands, nest, 0, pile, 0, phase=rules.TRUMP)
         s.bidder = view.seat if who == 0 else 1 - view.seat
         s.high_bid = MIN_BID
         s.to_move = s.bidder
-        rollout(s)
-        return s.last_round["points"][s.bidder]
+        return s
+
+    def _play_out(self, states: list[rules.State], first: list[int] | None) -> tuple[np.ndarray, np.ndarray]:
+        """Every state's round played out at once (``first``: each row's first move): score changes and points."""
+        return play_out(states, first, self.rollout_policy)
 
     def _utility(self, points: int, amount: int, mine: bool) -> float:
         """The agent's result when the bid winner (the agent if ``mine``) takes ``points`` with contract ``amount``."""
@@ -330,15 +243,16 @@ class RookSearch(BitsAgent):
                 return candidates[0]
         n = self.worlds
         worlds = self._sample(view, n, rng)
-        totals = [0.0] * len(candidates)
+        states = []
         for opp_hand, nest, pile, discards in worlds:
             hands = [view.hand, opp_hand]
             base = self._state(view, hands, nest, discards, pile, view.pile_pos, phase=view.phase)
-            for i, action in enumerate(candidates):
-                s = base.copy()
-                result = rules.apply(s, action)
-                if result is None:
-                    result = rollout(s)
+            states += [base] * len(candidates)  # the rows are loaded, never changed: one state serves them all
+        deltas, _ = self._play_out(states, candidates * len(worlds))
+        results = deltas.reshape(len(worlds), len(candidates), 2).tolist()
+        totals = [0.0] * len(candidates)
+        for row in results:  # summed world by world, in the order the worlds were drawn
+            for i, result in enumerate(row):
                 totals[i] += self._value(result[view.seat] - result[1 - view.seat])
         best = max(range(len(candidates)), key=lambda i: (totals[i], -i))
         return candidates[best]

@@ -22,8 +22,9 @@ Algorithm, at each decision with more than one distinct legal card:
    the model up to sampling. Later deals are unknown: each world draws them (the 43 cards off its ridge, dealt).
 3. Evaluation. ``max(rollouts // candidates, min_worlds)`` worlds are resampled by weight (systematic resampling).
    Each candidate card (one per run of cards that behave identically) is played in each of them and the game is
-   played to its end by the simple strategy for both seats (:mod:`.rope_team_rollouts`, all rows at once in numpy);
-   a card's value is its share of won games. The same worlds and later deals serve every card, so the comparison
+   played to its end by the simple strategy for both seats (:mod:`.rope_team_rollouts`, all rows at once in numpy;
+   ``rollout_policy`` plays them by any batched policy on the rows' observations instead); a card's value is its
+   share of won games. The same worlds and later deals serve every card, so the comparison
    is paired.
 4. Decision. The blueprint's own card is played unless another card wins more often by more than ``threshold``
    and by more than ``z`` standard errors of the paired difference (a few dozen rollouts are noisy; a departure
@@ -64,7 +65,7 @@ from cardzoo.envs.rope_team.observer import Observation as _Observation
 from cardzoo.envs.rope_team.observer import decode
 
 from .base import BitsAgent
-from .rope_team_rollouts import NONE, Games, best_cards, masks_of, popcount
+from .rope_team_rollouts import NONE, Games, Policy, best_cards, masks_of, popcount
 from .rope_team_simple import RopeTeamSimple
 
 _TIE = tuple(4 * (c % 13) + c // 13 for c in range(52))
@@ -155,7 +156,14 @@ class RopeTeamSearch(BitsAgent):
 
     name = "search"
 
-    def __init__(self, seed: int | None = None, **options):
+    def __init__(self, seed: int | None = None, rollout_policy: Policy | None = None, **options):
+        """``rollout_policy``: the blueprint that plays both seats in the rollouts, a batched policy
+        ``obs[N, 464], mask[N, 52] -> cards[N]`` (None: the simple strategy on the rollouts' arrays, the fast
+        path; :func:`cardzoo.agents.rope_team_rollouts.simple_policy` is the same strategy on observations). The
+        partner model stays the simple strategy."""
+        if rollout_policy is not None and not callable(rollout_policy):
+            raise OptionError(f"rollout_policy must be a batched policy (obs, mask) -> cards, got {rollout_policy!r}")
+        self.rollout_policy = rollout_policy
         known = {f.name for f in fields(SearchOptions)}
         unknown = sorted(set(options) - known)
         if unknown:
@@ -394,5 +402,5 @@ class RopeTeamSearch(BitsAgent):
         hands = np.repeat(np.stack([np.full(r, np.uint64(table.hands[ME])), partner], axis=1), c, axis=0)
         games = Games.start(table, hands, np.repeat(ridge, c, axis=0), future)
         games.play(np.tile(np.array(candidates, np.int64), r))
-        results = games.play_out()
+        results = games.play_out(self.rollout_policy)
         return (results.reshape(r, c) == 1).astype(float)

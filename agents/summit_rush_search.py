@@ -17,12 +17,15 @@ The search, each tick:
    waits only is left out (it changes nothing but the clock). Serving one's own pile loses nothing -- a card can
    go onto any pile, and whoever plays it, it is the same tick -- and it makes the joint move collision-free in any
    touch order: different cards, different piles.
-3. **Rollouts.** Every candidate is played in every world with :func:`rules.play_tick`, then the team continues
-   with the **blueprint** for up to ``depth`` ticks (default: to the end of the game): the simple strategy's
-   logic (``cardzoo.agents.summit_rush_simple``) in a one-step form fast enough to roll out: each pile in seat order
-   takes the free card that fits it and uncovers most, then one that leaves a next card for that pile; a stock
-   card is turned only when nothing fits any pile, by the seat with most stock left. The blueprint reads only the
-   face-up cards of the world, as a player would; it never plays a world's face-down cards it could not see.
+3. **Rollouts.** Every candidate is played in every world -- all worlds x candidates at once, on the batched
+   engine's array core (:mod:`cardzoo.agents.summit_rush_rollouts`; the rules of :func:`rules.play_tick` in seat
+   order) -- then the team continues with the **blueprint** for up to ``depth`` ticks (default: to the end of the
+   game): the simple strategy's logic (``cardzoo.agents.summit_rush_simple``) in a one-step form, batched over the
+   rows: each pile in seat order takes the free card that fits it and uncovers most, then one that leaves a next
+   card for that pile; a stock card is turned only when nothing fits any pile, by the seat with most stock left.
+   The blueprint reads only the rows' observations (the face-up cards), as a player would; it never plays a
+   world's face-down cards it could not see. It is pluggable: ``search(..., blueprint=factory)`` takes any batched
+   policy ``obs[N, O], mask[N, A] -> actions[N]`` (a learned numpy policy on silent observations, say).
 4. **Choice.** A rollout's result is a win, then the stock cards left on it (the score); every loss counts the
    same. Every candidate meets the same worlds (common random numbers), so each is compared world by world with
    the **blueprint's own joint move** (the simple strategy's: seat *p* plays the first card of its planned run, the
@@ -45,8 +48,11 @@ tick, so this never happens there). Then the partner follows another plan -- the
 rule -- and the seat plays the blueprint's joint move, and after a second such tick a move of its own (a turn
 first): without this, the two seats waited for each other until the tick cap in untimed games.
 
-Budget and time. A decision costs ``candidates x worlds`` rollouts of at most ``depth`` ticks (each tick a
-blueprint move per pile and :func:`rules.play_tick`); a tick with one candidate is not searched. With the defaults
+Budget and time. A decision costs ``candidates x worlds`` rollouts of at most ``depth`` ticks, played as one
+batch (each tick one blueprint call and one engine tick for every row still playing); a tick with one candidate
+is not searched. What the batch costs against the per-world rollouts it replaced, at equal worlds and seeds (the
+same choices): ``evaluation/results/search_rollouts.json`` (``python -m
+cardzoo.evaluation.benchmarks.search_rollouts``). With the defaults
 (32 worlds, rollouts to the end, ``z = 1``; 64 worlds did no better on 50 Normal deals) a search team's two seats
 share one search per tick (the memo shared), while a search seat with a simple or learned partner pays the whole
 search every tick. The CPU time per decision of each setting is in ``evaluation/results/summit_rush_search.json``,
@@ -66,13 +72,13 @@ from itertools import product
 from cardzoo.envs.common.errors import OptionError
 from cardzoo.envs.summit_rush import rules
 from cardzoo.envs.summit_rush.observer import HEARD_AGES
-from cardzoo.envs.summit_rush.rules import COVER_MASK, COVERS, N_MESSAGES, N_PEAKS
+from cardzoo.envs.summit_rush.rules import N_MESSAGES, N_PEAKS
 
 from .base import BitsAgent
-from .summit_rush_simple import _NEIGHBOURS, _PILE_RANK, Table, cached_plan, decode_table
+from .summit_rush_rollouts import BlueprintFactory, SimpleBlueprint, rollout_values
+from .summit_rush_simple import _PILE_RANK, Table, cached_plan, decode_table
 
 _HEARD_PER_SEAT = N_MESSAGES - 1 + HEARD_AGES  # the talk pieces per seat: last message and its age
-_GRANK = tuple((c % 13 + 1) % 13 for c in range(52))  # game rank of each card
 
 
 def clock_of(size: int, piles: int, talk: bool, timed: bool) -> tuple[int, int]:
@@ -160,64 +166,6 @@ def sample_world(pub: Public, rng: random.Random) -> rules.State:
     return s
 
 
-class Blueprint:
-    """The rollout policy for one world: the simple strategy's choices, one step at a time, on face-up cards."""
-
-    def __init__(self, s: rules.State):
-        self.n = n = s.config.players
-        self.turn, self.wait = N_PEAKS * n, N_PEAKS * n + 1
-        self.rank = rank = [_GRANK[c] for c in s.peaks]
-        of_rank = [0] * 13
-        for pos in range(N_PEAKS):
-            of_rank[rank[pos]] |= 1 << pos
-        nb = _NEIGHBOURS[s.config.wrap]
-        # Positions whose card fits a top of game rank r (face up or not: the caller masks with the free cards).
-        self.fit = [sum(of_rank[q] for q in nb[r]) for r in range(13)]
-
-    def actions(self, s: rules.State) -> list[int]:
-        n, fit, rank = self.n, self.fit, self.rank
-        up, present = s.up, s.present
-        acts = [self.wait] * n
-        taken = 0
-        for p in range(n):
-            cand = up & fit[_GRANK[s.tops[p]]] & ~taken
-            best, best_score = -1, -1
-            while cand:
-                low = cand & -cand
-                cand ^= low
-                pos = low.bit_length() - 1
-                left = present & ~low
-                score = 0
-                for q in COVERS[pos]:
-                    if not left & COVER_MASK[q]:
-                        score += 4
-                if up & ~low & ~taken & fit[rank[pos]]:
-                    score += 1
-                if score > best_score:
-                    best, best_score = pos, score
-            if best >= 0:
-                acts[p] = best * n + p
-                taken |= 1 << best
-        if not taken:
-            left = s.stock_left
-            turner = max(range(n), key=lambda q: (left[q], -q))
-            if left[turner]:
-                acts[turner] = self.turn
-        return acts
-
-
-def rollout(world: rules.State, blueprint: Blueprint, joint: tuple[int, ...], depth: int | None) -> rules.State:
-    """Play ``joint`` then the blueprint for at most ``depth`` more ticks (None: to the end) in a copy of ``world``."""
-    s = world.copy()
-    order = tuple(range(blueprint.n))
-    rules.play_tick(s, joint, order)
-    ticks = 0
-    while s.outcome is None and (depth is None or ticks < depth):
-        rules.play_tick(s, blueprint.actions(s), order)
-        ticks += 1
-    return s
-
-
 def candidates(pub: Public) -> list[tuple[int, ...]]:
     """The team's joint moves for this tick (see the module docstring), the simple strategy's own first."""
     t, n = pub.table, pub.piles
@@ -256,31 +204,22 @@ def blueprint_joint(pub: Public) -> tuple[int, ...]:
     return tuple(joint)
 
 
-def search(pub: Public, worlds: int, depth: int | None, z: float, team_seed: int) -> tuple[int, ...]:
+def search(pub: Public, worlds: int, depth: int | None, z: float, team_seed: int,
+           blueprint: BlueprintFactory = SimpleBlueprint) -> tuple[int, ...]:
     """The best joint move for the public table ``pub`` (see the module docstring)."""
     cands = candidates(pub)
     if len(cands) == 1:
         return cands[0]
     rng = random.Random(repr((pub.key, team_seed)))  # str seeds hash with SHA-512: the same in every process
-    better = [0] * len(cands)  # worlds where candidate i ends better than the blueprint's move (candidate 0)
-    worse = [0] * len(cands)
-    for _ in range(worlds):
-        world = sample_world(pub, rng)
-        blueprint = Blueprint(world)
-        values = [value(rollout(world, blueprint, joint, depth)) for joint in cands]
-        for i, v in enumerate(values):
-            better[i] += v > values[0]
-            worse[i] += v < values[0]
+    values = rollout_values([sample_world(pub, rng) for _ in range(worlds)], cands, depth, blueprint)
+    # worlds where candidate i ends better / worse than the blueprint's move (candidate 0)
+    better = (values > values[:, :1]).sum(axis=0).tolist()
+    worse = (values < values[:, :1]).sum(axis=0).tolist()
     # Deviate from the blueprint's move only for a clear gain, a sign test over the worlds: among many noisy
     # candidates the best looks better than it is (the winner's curse), as in SPARTA's deviation threshold.
     best = max(range(len(cands)), key=lambda i: (better[i] - worse[i], -i))
     gain = better[best] - worse[best]
     return cands[best] if gain > 0 and gain >= z * (better[best] + worse[best]) ** 0.5 else cands[0]
-
-
-def value(end: rules.State) -> float:
-    """A rollout's result: a win, then the stock cards left on it (the score); every loss is 0."""
-    return 1 + sum(end.stock_left) / 100 if end.outcome == rules.WIN else 0.0
 
 
 _MEMO: dict[tuple, tuple[int, ...]] = {}

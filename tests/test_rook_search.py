@@ -114,20 +114,21 @@ def test_objective_is_checked():
 
 @pytest.mark.parametrize("worlds", [1, 5])
 def test_play_decisions_roll_out_each_action_in_worlds_worlds(worlds, monkeypatch):
+    """A lead rolls out every legal card in each of ``worlds`` worlds: one batch of worlds x cards rows."""
     calls = []
-    real = search_module.rollout
+    real = search_module.play_out
 
-    def counting(s):
-        calls.append(1)
-        return real(s)
+    def counting(states, first, policy):
+        calls.append(len(states))
+        return real(states, first, policy)
 
-    monkeypatch.setattr(search_module, "rollout", counting)
+    monkeypatch.setattr(search_module, "play_out", counting)
     checked = 0
     for s, _before, _agent, _bits, legal, _action in _games(range(2), worlds=worlds, bid_worlds=2, tries=3):
         if s.phase == rules.PLAY and s.led is None and s.tricks[0] + s.tricks[1] < 15:
             n_legal = legal.bit_count()
             if n_legal > 1:
-                assert len(calls) == worlds * n_legal
+                assert calls == [worlds * n_legal]
                 checked += 1
         calls.clear()
     assert checked >= 3

@@ -83,6 +83,45 @@ def _place(words: np.ndarray, value: np.ndarray, offset: int) -> None:
         words[:, word + 1] |= value >> np.uint64(64 - shift)
 
 
+def ridge_words(ridge: np.ndarray, up: np.ndarray) -> np.ndarray:
+    """uint64[N, 2, 8]: the face-up ridge part of each seat's observation words, from every position's card
+    (int[N, 9]) and which are face up (bool[N, 9])."""
+    words = _RIDGE_WORDS[:, np.arange(rules.RIDGE), np.where(up, ridge, 0)]  # [2, N, 9, 8]
+    return np.bitwise_or.reduce(np.where(up[None, :, :, None], words, np.uint64(0)), axis=2).transpose(1, 0, 2)
+
+
+def observe(config: rules.Config, seats, hand, partner_hand, played_self, played_partner, ridge_seat_words, led,
+            leader, coin, trumps, ropes, deal, trick_no, dealer, to_move, in_play) -> np.ndarray:
+    """int8[k, 464]: the observer's ``observe_bits`` of ``seats`` (int[k]) from the game's arrays, one row each:
+    the seat's hand and the partner's, each seat's played cards (uint64 masks), the seat's ridge words (see
+    :func:`ridge_words`), the card led (-1: none), the trick's leader, the coin (absolute), trumps, ropes, deal,
+    trick, dealer, the seat to move and whether the game goes on."""
+    k = len(seats)
+    words = np.zeros((k, _WORDS), np.uint64)
+    _place(words, hand, _O["hand"])
+    if config.open_hands:
+        _place(words, partner_hand, _O["partner_hand"])
+    _place(words, played_self, _O["played_self"])
+    _place(words, played_partner, _O["played_partner"])
+    has_led = led >= 0
+    _place(words, np.where(has_led, _ONE << np.maximum(led, 0).astype(np.uint64), 0), _O["led"])
+    words |= ridge_seat_words
+    coin = np.where(seats == 0, coin, rules.RIDGE - 1 - coin)
+    # the pieces from "coin" on, as one value whose bit 0 is the observation's entry _TAIL
+    tail = (_ONE << coin.astype(np.uint64)) | np.uint64(sum(
+        1 << (_O[k] - _TAIL) for k, on in (("trumps_rule", config.trumps), ("open_hands", config.open_hands)) if on))
+    for piece, value in (("trumps", trumps + 1), ("ropes", ropes), ("deal", deal - 1),
+                         ("trick", np.minimum(trick_no, rules.TRICKS_PER_DEAL - 1))):
+        tail |= _ONE << (value + (_O[piece] - _TAIL)).astype(np.uint64)
+    for piece, on in (("last_deal", deal == config.max_deals), ("self_dealt", dealer == seats),
+                      ("self_leads", leader == seats), ("self_to_move", (to_move == seats) & in_play)):
+        tail |= on.astype(np.uint64) << np.uint64(_O[piece] - _TAIL)
+    _place(words, tail, _TAIL)
+    led_by_self = has_led & (leader == seats)
+    words[:, _O["led_by_self"] >> 6] |= led_by_self.astype(np.uint64) << np.uint64(_O["led_by_self"] & 63)
+    return np.unpackbits(words.view(np.uint8), axis=1, count=LAYOUT.size, bitorder="little").view(np.int8)
+
+
 class RopeTeamBatched(BatchedEnv):
     """See the module docstring."""
 
@@ -119,8 +158,6 @@ class RopeTeamBatched(BatchedEnv):
         self._end = {k: np.zeros(n, np.int64) for k in ("win_deal", "uncovered", "ropes_used", "deals", "tricks")}
         self._decks = SeedBlocks(lambda seeds: permutations(seeds, 52, cfg.max_deals), block=min(max(n, 1024), 8192))
         self.over = np.zeros(n, bool)  # the rules' outcome is set (the game ended by its rules)
-        self._constant_tail = np.uint64(sum(1 << (_O[k] - _TAIL) for k, on in
-                                            (("trumps_rule", cfg.trumps), ("open_hands", cfg.open_hands)) if on))
 
     @property
     def up(self) -> np.ndarray:
@@ -229,36 +266,12 @@ class RopeTeamBatched(BatchedEnv):
     # ----------------------------------------------------------------- observing
     def _observe(self, slots: np.ndarray, seats: np.ndarray) -> np.ndarray:
         """The observer's ``observe_bits`` for ``seats`` in ``slots``, as int8 rows."""
-        k = len(slots)
-        words = np.zeros((k, _WORDS), np.uint64)
         pair = slots * 2
         hands, played = self.hands.reshape(-1), self.played.reshape(-1)
-        partner = 1 - seats
-        _place(words, hands[pair + seats], _O["hand"])
-        if self.config.open_hands:
-            _place(words, hands[pair + partner], _O["partner_hand"])
-        _place(words, played[pair + seats], _O["played_self"])
-        _place(words, played[pair + partner], _O["played_partner"])
-        led = self.led[slots]
-        has_led = led >= 0
-        _place(words, np.where(has_led, _ONE << np.maximum(led, 0).astype(np.uint64), 0), _O["led"])
-        leader = self.leader[slots]
-        words |= self.ridge_words.reshape(-1, _WORDS)[pair + seats]
-        deal = self.deal[slots]
-        coin = np.where(seats == 0, self.coin[slots], rules.RIDGE - 1 - self.coin[slots])
-        in_play = ~self.over[slots]
-        # the pieces from "coin" on, as one value whose bit 0 is the observation's entry _TAIL
-        tail = (_ONE << coin.astype(np.uint64)) | self._constant_tail
-        for piece, value in (("trumps", self.trumps[slots] + 1), ("ropes", self.ropes[slots]), ("deal", deal - 1),
-                             ("trick", np.minimum(self.trick_no[slots], rules.TRICKS_PER_DEAL - 1))):
-            tail |= _ONE << (value + (_O[piece] - _TAIL)).astype(np.uint64)
-        for piece, on in (("last_deal", deal == self.config.max_deals), ("self_dealt", self.dealer[slots] == seats),
-                          ("self_leads", leader == seats), ("self_to_move", (self.to_move[slots] == seats) & in_play)):
-            tail |= on.astype(np.uint64) << np.uint64(_O[piece] - _TAIL)
-        _place(words, tail, _TAIL)
-        led_by_self = has_led & (leader == seats)
-        words[:, _O["led_by_self"] >> 6] |= led_by_self.astype(np.uint64) << np.uint64(_O["led_by_self"] & 63)
-        return np.unpackbits(words.view(np.uint8), axis=1, count=LAYOUT.size, bitorder="little").view(np.int8)
+        return observe(self.config, seats, hands[pair + seats], hands[pair + 1 - seats], played[pair + seats],
+                       played[pair + 1 - seats], self.ridge_words.reshape(-1, _WORDS)[pair + seats], self.led[slots],
+                       self.leader[slots], self.coin[slots], self.trumps[slots], self.ropes[slots], self.deal[slots],
+                       self.trick_no[slots], self.dealer[slots], self.to_move[slots], ~self.over[slots])
 
     def _current(self):
         hand = self.hands.reshape(-1)[self._pair + self.to_move]

@@ -54,7 +54,8 @@ import numpy as np
 
 from cardzoo.agents.registry import fingerprint, make_agent
 from cardzoo.agents.seeding import agent_seed
-from cardzoo.agents.summit_rush_search import Blueprint, Public, SummitRushSearch, candidates, rollout, value
+from cardzoo.agents.summit_rush_rollouts import rollout_values
+from cardzoo.agents.summit_rush_search import Public, SummitRushSearch, candidates
 from cardzoo.envs import summit_rush_v0
 from cardzoo.seeds import figures
 
@@ -102,9 +103,7 @@ class _Told:
         bits = int.from_bytes(np.packbits(observation.view(np.uint8), bitorder="little").tobytes(), "little")
         pub = Public(bits, observation.shape[0], action_mask.shape[0])
         cands = candidates(pub)
-        world = self.env.game.copy()
-        blueprint = Blueprint(world)
-        values = [value(rollout(world, blueprint, joint, None)) for joint in cands]
+        values = rollout_values([self.env.game], cands)[0].tolist()
         return cands[values.index(max(values))][pub.table.seat]
 
 
