@@ -1,0 +1,124 @@
+"""The batched features (cardzoo.agents.batched_features) equal the scalar ones (cardzoo.agents.features) on every
+decision: thousands of decisions per setting, from games played by the batched engines with the feature's own
+strategy mixed with random moves (so both the strategy's tables and odd ones are met)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from cardzoo.agents.batched_features import BATCHED
+from cardzoo.agents.features import FEATURES
+from cardzoo.envs.batched import make_batched
+from cardzoo.envs.summit_rush.rules import N_MESSAGES
+
+ROPE = "rope_team_v0"
+SUMMIT = "summit_rush_v0"
+# feature -> (engine, options) of the settings its decisions come from
+CASES = [
+    *[("rope_team_scores", ROPE, {"level": level}) for level in ("easy", "normal", "hard", "expert")],
+    ("rope_team_scores", ROPE, {"level": "hard", "open_hands": True, "max_deals": 1}),
+    *[("summit_rush_simple", SUMMIT, {"level": level, "talk": False}) for level in ("normal", "hard", "expert")],
+    ("summit_rush_simple", SUMMIT, {"level": "normal", "talk": False, "players": 3}),
+    ("summit_rush_simple", SUMMIT, {"level": "hard", "talk": False, "wrap": False}),
+    *[("summit_rush_simple_exact", SUMMIT, {"level": level, "talk": False}) for level in ("normal", "hard", "expert")],
+    ("summit_rush_simple_exact", SUMMIT, {"level": "hard", "talk": False, "players": 3}),
+    ("summit_rush_simple_exact", SUMMIT, {"level": "normal", "talk": False, "time_limit": None}),
+    *[("summit_rush_simple_talk", SUMMIT, {"level": level, "talk": True}) for level in ("normal", "hard", "expert")],
+    ("summit_rush_simple_talk", SUMMIT, {"level": "normal", "talk": True, "players": 3}),
+]
+
+
+def strategy_action(feature: str, features: np.ndarray, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """The action of the strategy a feature describes, read from the feature's own one-hot part."""
+    extra = features[:, obs.shape[1]:]
+    if feature == "rope_team_scores":
+        return extra[:, 52:].argmax(axis=1)
+    if feature == "summit_rush_simple_talk":
+        n_moves = mask.shape[1] // N_MESSAGES
+        return extra[:, n_moves:].argmax(axis=1) * n_moves + extra[:, :n_moves].argmax(axis=1)
+    return extra.argmax(axis=1)
+
+
+def decisions(feature: str, env: str, options: dict, games: int, steps: int, seed: int, p_random: float
+              ) -> tuple[np.ndarray, np.ndarray]:
+    """Every (observation, mask) met in ``games`` games over ``steps`` decisions each, the strategy playing and a
+    random legal move instead with probability ``p_random``."""
+    engine = make_batched(env, games, **options)
+    obs, mask, _ = engine.reset(seeds=seed)
+    rng = np.random.default_rng(seed)
+    seen_obs, seen_mask = [], []
+    for _ in range(steps):
+        seen_obs.append(obs)
+        seen_mask.append(mask)
+        chosen = strategy_action(feature, BATCHED[feature](obs, mask), obs, mask)
+        random = (mask * rng.random(mask.shape)).argmax(axis=1)
+        obs, mask, *_ = engine.step(np.where(rng.random(games) < p_random, random, chosen))
+    return np.concatenate(seen_obs), np.concatenate(seen_mask)
+
+
+def scalar(feature: str, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    return np.stack([FEATURES[feature][0](o, m) for o, m in zip(obs, mask, strict=True)])
+
+
+def assert_rows_equal(got: np.ndarray, want: np.ndarray) -> None:
+    assert got.dtype == want.dtype and got.shape == want.shape
+    bad = np.flatnonzero((got != want).any(axis=1))
+    assert not len(bad), f"{len(bad)} of {len(want)} rows differ, first row {bad[0]}: entries " \
+                         f"{np.flatnonzero(got[bad[0]] != want[bad[0]]).tolist()}"
+
+
+@pytest.mark.parametrize(("feature", "env", "options"), CASES, ids=[f"{f}-{o}" for f, _, o in CASES])
+def test_equal_to_the_scalar_features(feature, env, options):
+    obs, mask = decisions(feature, env, options, games=48, steps=50, seed=11, p_random=0.3)
+    assert len(obs) == 2400
+    assert_rows_equal(BATCHED[feature](obs, mask), scalar(feature, obs, mask))
+
+
+def test_every_shipped_feature_has_an_array_form():
+    from cardzoo.agents.learned import NumpyPolicy, shipped_policy
+
+    shipped = {NumpyPolicy(shipped_policy(p.stem)).meta.get("features")
+               for p in shipped_policy("rope_team").parent.glob("*.npz")} - {None}
+    assert shipped - {"rook_heuristic"} <= set(BATCHED)
+
+
+@settings(max_examples=12, deadline=None)
+@given(case=st.sampled_from(CASES), seed=st.integers(0, 2**32), p_random=st.floats(0, 1),
+       order_seed=st.integers(0, 2**32))
+def test_rows_are_independent_and_equal(case, seed, p_random, order_seed):
+    """Any games, any mix of moves, rows in any order and any mix of settings' phases: row i of the batched
+    features depends on row i alone and equals the scalar feature."""
+    feature, env, options = case
+    obs, mask = decisions(feature, env, options, games=6, steps=12, seed=seed, p_random=p_random)
+    order = np.random.default_rng(order_seed).permutation(len(obs))
+    want = scalar(feature, obs, mask)
+    assert_rows_equal(BATCHED[feature](obs[order], mask[order]), want[order])
+    assert_rows_equal(BATCHED[feature](obs[order[:1]], mask[order[:1]]), want[order[:1]])
+
+
+@pytest.mark.parametrize(("feature", "env", "options"), [CASES[0], CASES[5], CASES[10], CASES[15]])
+def test_rows_without_a_legal_action_get_no_choice(feature, env, options):
+    obs, mask = decisions(feature, env, options, games=4, steps=3, seed=0, p_random=0.5)
+    mask = mask.copy()
+    mask[::2] = 0
+    got = BATCHED[feature](obs, mask)
+    assert_rows_equal(got, scalar(feature, obs, mask))
+    assert not got[::2, obs.shape[1]:].any()
+
+
+def test_bad_input_is_refused_with_its_reason():
+    obs, mask = decisions("rope_team_scores", ROPE, {}, games=2, steps=1, seed=0, p_random=0)
+    with pytest.raises(ValueError, match="same N"):
+        BATCHED["rope_team_scores"](obs, mask[:1])
+    with pytest.raises(ValueError, match="464 entries"):
+        BATCHED["rope_team_scores"](obs[:, :-1], mask)
+    with pytest.raises(ValueError, match=r"\[N, O\]"):
+        BATCHED["rope_team_scores"](obs[0], mask[0])
+    obs, mask = decisions("summit_rush_simple", SUMMIT, {"talk": False}, games=2, steps=1, seed=0, p_random=0)
+    with pytest.raises(ValueError, match="talking games"):
+        BATCHED["summit_rush_simple_talk"](obs, mask)
+    with pytest.raises(ValueError, match="summit_rush_simple_exact reads silent observations"):
+        BATCHED["summit_rush_simple_exact"](obs[:, :-3], mask)
