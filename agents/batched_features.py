@@ -254,3 +254,15 @@ BATCHED: dict[str, Batched] = {
     "summit_rush_simple_exact": summit_rush_simple_exact,
     "summit_rush_simple_talk": summit_rush_simple_talk,
 }
+
+
+def batched(name: str) -> Batched:
+    """The array form of the feature ``name`` (a name in ``cardzoo.agents.features.FEATURES``)."""
+    from .features import FEATURES
+
+    if name not in FEATURES:
+        raise ValueError(f"no feature {name!r}; features: {', '.join(FEATURES)}")
+    if name in BATCHED:
+        return BATCHED[name]
+    scalar = FEATURES[name][0]
+    return lambda obs, mask: np.stack([scalar(o, m) for o, m in zip(obs, mask, strict=True)])

@@ -122,3 +122,23 @@ def test_bad_input_is_refused_with_its_reason():
         BATCHED["summit_rush_simple_talk"](obs, mask)
     with pytest.raises(ValueError, match="summit_rush_simple_exact reads silent observations"):
         BATCHED["summit_rush_simple_exact"](obs[:, :-3], mask)
+
+
+def test_the_batched_trainer_reads_the_array_form_and_plays_the_shipped_policy_as_the_single_env():
+    """The trainer's inputs are the batched features (equal to the row loop it replaced), and its evaluation of
+    the shipped Rope Team policy, which reads them, equals train.py's evaluation through the single env, game for
+    game."""
+    from cardzoo.training import ppo_batched
+    from cardzoo.training.train import TrainConfig
+    from cardzoo.training.train import evaluate as runner_evaluate
+
+    cfg = ppo_batched.BatchedConfig(features="rope_team_scores", num_envs=8)
+    engines = ppo_batched.Engines(cfg, 8, 3)
+    assert engines.features is BATCHED["rope_team_scores"]
+    obs, mask, _ = engines.reset()
+    for _ in range(30):
+        assert_rows_equal(engines.inputs(obs, mask), scalar("rope_team_scores", obs, mask))
+        obs, mask, *_ = engines.step((mask * np.random.default_rng(0).random(mask.shape)).argmax(axis=1))
+    shipped = "agents/policies/rope_team_v2.npz"
+    assert ppo_batched.evaluate(shipped, cfg, 30) == runner_evaluate(
+        shipped, TrainConfig(imitate=None, features="rope_team_scores"), 30)
