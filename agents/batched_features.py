@@ -18,6 +18,7 @@ from collections.abc import Callable
 import numpy as np
 
 from cardzoo.envs.common.cards import FULL_MASK
+from cardzoo.envs.rook.observer import LAYOUT as ROOK_LAYOUT
 from cardzoo.envs.rope_team.observer import LAYOUT as ROPE_LAYOUT
 from cardzoo.envs.summit_rush.observer import HEARD_AGES, piles_of
 from cardzoo.envs.summit_rush.rules import (
@@ -31,6 +32,7 @@ from cardzoo.envs.summit_rush.rules import (
 )
 
 from .features import _stock_piece
+from .rook_heuristic_arrays import choices as rook_choices
 from .rope_team_rollouts import NONE, Games, best_cards
 from .summit_rush_arrays import _COVER, _FIT, _POS, Tables, _last, plan
 
@@ -248,8 +250,15 @@ def summit_rush_simple_talk(obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
     return out
 
 
+# ----------------------------------------------------------------------------- Rook
+def rook_heuristic(obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    obs, mask = _check(obs, mask, ROOK_LAYOUT.size, None, "rook_heuristic")
+    return _one_hot(obs, mask.shape[1], rook_choices(obs, mask))
+
+
 BATCHED: dict[str, Batched] = {
     "rope_team_scores": rope_team_scores,
+    "rook_heuristic": rook_heuristic,
     "summit_rush_simple": summit_rush_simple,
     "summit_rush_simple_exact": summit_rush_simple_exact,
     "summit_rush_simple_talk": summit_rush_simple_talk,

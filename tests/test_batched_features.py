@@ -11,11 +11,15 @@ from hypothesis import strategies as st
 
 from cardzoo.agents.batched_features import BATCHED
 from cardzoo.agents.features import FEATURES
+from cardzoo.agents.rook_heuristic import RookHeuristic
+from cardzoo.envs import rook_v0
 from cardzoo.envs.batched import make_batched
+from cardzoo.envs.rook.observer import LAYOUT as ROOK_LAYOUT
 from cardzoo.envs.summit_rush.rules import N_MESSAGES
 
 ROPE = "rope_team_v0"
 SUMMIT = "summit_rush_v0"
+ROOK = "rook_v0"  # played in the single env: every phase of whole games (rounds to the target score)
 # feature -> (engine, options) of the settings its decisions come from
 CASES = [
     *[("rope_team_scores", ROPE, {"level": level}) for level in ("easy", "normal", "hard", "expert")],
@@ -28,6 +32,8 @@ CASES = [
     ("summit_rush_simple_exact", SUMMIT, {"level": "normal", "talk": False, "time_limit": None}),
     *[("summit_rush_simple_talk", SUMMIT, {"level": level, "talk": True}) for level in ("normal", "hard", "expert")],
     ("summit_rush_simple_talk", SUMMIT, {"level": "normal", "talk": True, "players": 3}),
+    ("rook_heuristic", ROOK, {}),
+    ("rook_heuristic", ROOK, {"rounds": 1}),
 ]
 
 
@@ -46,6 +52,8 @@ def decisions(feature: str, env: str, options: dict, games: int, steps: int, see
               ) -> tuple[np.ndarray, np.ndarray]:
     """Every (observation, mask) met in ``games`` games over ``steps`` decisions each, the strategy playing and a
     random legal move instead with probability ``p_random``."""
+    if env == ROOK:
+        return rook_decisions(options, games, steps, seed, p_random)
     engine = make_batched(env, games, **options)
     obs, mask, _ = engine.reset(seeds=seed)
     rng = np.random.default_rng(seed)
@@ -57,6 +65,33 @@ def decisions(feature: str, env: str, options: dict, games: int, steps: int, see
         random = (mask * rng.random(mask.shape)).argmax(axis=1)
         obs, mask, *_ = engine.step(np.where(rng.random(games) < p_random, random, chosen))
     return np.concatenate(seen_obs), np.concatenate(seen_mask)
+
+
+def rook_decisions(options: dict, games: int, steps: int, seed: int, p_random: float
+                   ) -> tuple[np.ndarray, np.ndarray]:
+    """The same from Rook games in the single env, the heuristic playing (a Rook game runs to its end, so the
+    decisions of ``games`` games are drawn a few per game along ``steps * games`` decisions)."""
+    rng = np.random.default_rng(seed)
+    heuristic = RookHeuristic()
+    seen_obs, seen_mask = [], []
+    game = 0
+    while len(seen_obs) < games * steps:
+        env = rook_v0.env(**options)
+        env.reset(seed=seed + game)
+        game += 1
+        for _ in env.agent_iter():
+            o, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            if len(seen_obs) == games * steps:
+                break
+            seen_obs.append(o["observation"])
+            seen_mask.append(o["action_mask"])
+            legal = np.flatnonzero(o["action_mask"])
+            move = rng.choice(legal) if rng.random() < p_random else heuristic.act(o["observation"], o["action_mask"])
+            env.step(int(move))
+    return np.array(seen_obs), np.array(seen_mask)
 
 
 def scalar(feature: str, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -74,6 +109,8 @@ def assert_rows_equal(got: np.ndarray, want: np.ndarray) -> None:
 def test_equal_to_the_scalar_features(feature, env, options):
     obs, mask = decisions(feature, env, options, games=48, steps=50, seed=11, p_random=0.3)
     assert len(obs) == 2400
+    if env == ROOK:  # every phase met: bid, trumps, discards, play, draw
+        assert set(obs[:, ROOK_LAYOUT["phase"]].argmax(axis=1)) == set(range(5))
     assert_rows_equal(BATCHED[feature](obs, mask), scalar(feature, obs, mask))
 
 
@@ -82,7 +119,7 @@ def test_every_shipped_feature_has_an_array_form():
 
     shipped = {NumpyPolicy(shipped_policy(p.stem)).meta.get("features")
                for p in shipped_policy("rope_team").parent.glob("*.npz")} - {None}
-    assert shipped - {"rook_heuristic"} <= set(BATCHED)
+    assert shipped == set(BATCHED) == set(FEATURES)
 
 
 @settings(max_examples=12, deadline=None)
@@ -99,7 +136,7 @@ def test_rows_are_independent_and_equal(case, seed, p_random, order_seed):
     assert_rows_equal(BATCHED[feature](obs[order[:1]], mask[order[:1]]), want[order[:1]])
 
 
-@pytest.mark.parametrize(("feature", "env", "options"), [CASES[0], CASES[5], CASES[10], CASES[15]])
+@pytest.mark.parametrize(("feature", "env", "options"), [CASES[0], CASES[5], CASES[10], CASES[15], CASES[19]])
 def test_rows_without_a_legal_action_get_no_choice(feature, env, options):
     obs, mask = decisions(feature, env, options, games=4, steps=3, seed=0, p_random=0.5)
     mask = mask.copy()
