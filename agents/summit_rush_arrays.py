@@ -31,10 +31,14 @@ _BLOCK = 4096  # rows planned together (bounds the partial plans held and keeps 
 
 
 def _last(piece: np.ndarray) -> np.ndarray:
-    """int64[...]: the index of the last 1 along the last axis, -1 if none (``bit_length() - 1`` of its bits)."""
-    width = piece.shape[-1]
-    hit = piece.astype(bool)
-    return np.where(hit.any(axis=-1), width - 1 - hit[..., ::-1].argmax(axis=-1), -1).astype(np.int64)
+    """int64[...]: the index of the last 1 along the last axis of a 0/1 piece (at most 126 wide), -1 if none
+    (``bit_length() - 1`` of its bits): the largest of (index + 1) over the entries set, less one. Column by
+    column: numpy reduces a short last axis several times slower."""
+    piece = piece.astype(np.int8, copy=False)
+    top = piece[..., 0].copy()
+    for k in range(1, piece.shape[-1]):
+        np.maximum(top, piece[..., k] * np.int8(k + 1), out=top)
+    return top.astype(np.int64) - 1
 
 
 def _bits(piece: np.ndarray) -> np.ndarray:
@@ -127,7 +131,6 @@ def _plan(t: Tables) -> tuple[np.ndarray, np.ndarray]:
     steps = np.zeros((n_rows, 0), np.int8)
     heads = np.full((n_rows, n, 2), -1, np.int64)
     leaves: list[tuple[np.ndarray, ...]] = []
-    at_n = np.arange(n)
     while len(row):
         top = tops[np.arange(len(row)), q]
         fits = _FIT[wrap[row], top]  # the two neighbour ranks (up first, as the search tries them)
@@ -155,7 +158,9 @@ def _plan(t: Tables) -> tuple[np.ndarray, np.ndarray]:
         heads[e[keep], pile[keep], slot[keep]] = pos[keep]
         q[~ext] += 1
         # the memo: one partial plan per (row, pile, positions played, tops), the first in order
-        key = ((row * n + q) << N_PEAKS | removed) << 4 * n | (tops << 4 * at_n).sum(axis=1)
+        key = (row * n + q) << N_PEAKS | removed
+        for pile in range(n):
+            key = key << 4 | tops[:, pile]
         _, kept = np.unique(key, return_index=True)
         kept.sort()
         row, q, removed, tops, steps, heads = row[kept], q[kept], removed[kept], tops[kept], steps[kept], heads[kept]
