@@ -46,6 +46,13 @@ def _bits(piece: np.ndarray) -> np.ndarray:
     return (piece.astype(np.int64) << np.arange(piece.shape[1], dtype=np.int64)).sum(axis=1)
 
 
+def _unpack(masks: np.ndarray) -> np.ndarray:
+    """bool[N, 28]: the peak positions of each int64 mask."""
+    bits = np.unpackbits(np.ascontiguousarray(masks, np.int64).view(np.uint8).reshape(len(masks), 8), axis=1,
+                         bitorder="little")
+    return bits[:, :N_PEAKS].view(bool)
+
+
 def _popcount(x: np.ndarray) -> np.ndarray:
     return np.unpackbits(np.ascontiguousarray(x, np.int64).view(np.uint8).reshape(len(x), 8), axis=1).sum(axis=1)
 
@@ -139,7 +146,7 @@ def _plan(t: Tables) -> tuple[np.ndarray, np.ndarray]:
         options[:, 0] = q + 1 < n  # end this pile's run (not on the last pile)
         for j, rank in enumerate((above, below)):
             free = np.where((fits >> rank) & 1 == 1, by_rank[row, rank], 0) & ~removed
-            options[:, 1 + j * N_PEAKS : 1 + (j + 1) * N_PEAKS] = (free[:, None] >> _POS) & 1 == 1
+            options[:, 1 + j * N_PEAKS : 1 + (j + 1) * N_PEAKS] = _unpack(free)
         done = (q == n - 1) & ~options[:, 1:].any(axis=1)
         if done.any():
             leaves.append((row[done], removed[done], tops[done], steps[done], heads[done]))
@@ -159,8 +166,8 @@ def _plan(t: Tables) -> tuple[np.ndarray, np.ndarray]:
         q[~ext] += 1
         # the memo: one partial plan per (row, pile, positions played, tops), the first in order
         key = (row * n + q) << N_PEAKS | removed
-        for pile in range(n):
-            key = key << 4 | tops[:, pile]
+        for k in range(n):
+            key = key << 4 | tops[:, k]
         _, kept = np.unique(key, return_index=True)
         kept.sort()
         row, q, removed, tops, steps, heads = row[kept], q[kept], removed[kept], tops[kept], steps[kept], heads[kept]
@@ -171,7 +178,7 @@ def _plan(t: Tables) -> tuple[np.ndarray, np.ndarray]:
         for r, m, tp, s, h in leaves], strict=True))
     # a plan's score: face-down cards it uncovers, cards it plays, unseen cards that fit the tops it leaves
     left = t.present[row] & ~removed
-    uncovered = (((down[row][:, None] >> _POS) & 1 == 1) & ((left[:, None] & _COVER) == 0)).sum(axis=1)
+    uncovered = (_unpack(down[row]) & ((left[:, None] & _COVER) == 0)).sum(axis=1)
     fit_ranks = np.bitwise_or.reduce(_FIT[wrap[row][:, None], tops], axis=1)
     fit = (((fit_ranks[:, None] >> np.arange(13)) & 1) * unseen[row]).sum(axis=1)
     score = (uncovered * 64 + _popcount(removed)) * 1024 + fit
