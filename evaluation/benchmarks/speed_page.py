@@ -81,6 +81,8 @@ def _columns(result: dict) -> dict[str, tuple[dict, list[dict]]]:
     for variant in dict.fromkeys(r.get("variant", "batched") for r in result["batched"]):
         if "decisions_per_cpu_second" in singles:
             single = singles
+        elif variant in singles:  # Rook: each setting's own single env
+            single = singles[variant]
         else:  # Summit Rush: silent and talking single envs
             single = singles["talking" if variant.startswith("talking") else "silent"]
         out[variant] = (single, [r for r in result["batched"] if r.get("variant", "batched") == variant])
@@ -93,7 +95,8 @@ def engine_table(engine: dict) -> str:
     columns = [(game, variant, single, rows) for game, result in engine.items()
                for variant, (single, rows) in _columns(result).items()]
     sizes = sorted({r["n"] for *_, rows in columns for r in rows})
-    head = [f"{TITLES.get(game, game)} ({engine[game]['level']}), {variant}" for game, variant, *_ in columns]
+    head = [f"{TITLES.get(game, game)}" + (f" ({engine[game]['level']})" if "level" in engine[game] else "")
+            + f", {variant}" for game, variant, *_ in columns]
     lines = ["| games stepped together (N) | " + " | ".join(head) + " |", "|---|" + "---:|" * len(columns),
              "| single env loop | " + " | ".join(f"{single['decisions_per_cpu_second']:,}" for _, _, single, _ in
                                                columns) + " |"]
