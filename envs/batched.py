@@ -198,6 +198,9 @@ class BatchedEnv:
     observation_size: int = 0  # O
     num_actions: int = 0  # A
     max_decisions: int = 0  # the most decisions one game can take (the width of the record buffers)
+    # the record buffers' first width: max_decisions unless games are long (they widen as games need it)
+    history_width: int | None = None
+    history_dtype: type = np.int16
     outcomes: tuple[str, ...] = ("illegal",)  # names of the outcome codes; must include "illegal"
     env_options: tuple[str, ...] = ("illegal_action",)  # the single env's options an engine accepts
     illegal_action_modes: tuple[str, ...] = ILLEGAL_ACTION_MODES  # the single env's illegal_action values
@@ -217,9 +220,10 @@ class BatchedEnv:
         self._illegal = self.outcomes.index("illegal")
         self.seeds = np.zeros(n, np.int64)
         self.next_seed = 0
-        self._history = np.zeros((n, self.max_decisions), np.int16)  # each slot's moves so far
+        width = self.history_width or self.max_decisions
+        self._history = np.zeros((n, width), self.history_dtype)  # each slot's moves so far
         self._length = np.zeros(n, np.int64)
-        self._finished = (np.full(n, -1, np.int64), np.zeros((n, self.max_decisions), np.int16), np.zeros(n, np.int64))
+        self._finished = (np.full(n, -1, np.int64), np.zeros((n, width), self.history_dtype), np.zeros(n, np.int64))
         self._finished_outcome = np.full(n, -1, np.int8)
         self._finished_mover = np.zeros(n, np.int64)
         self.truncated = np.zeros(n, bool)
@@ -306,6 +310,8 @@ class BatchedEnv:
             movers = self._seat
             if len(illegal):  # the single env does not play an illegal move: the game ends as it stood
                 self.final_obs[illegal] = self._observe(illegal, movers[illegal])
+            if self._history.shape[1] < self.max_decisions and self._length.max() >= self._history.shape[1]:
+                self._widen_history()
             self._history[self._slots, self._length] = actions
             self._length += 1
             rewards, outcome, truncated = self._play(actions)
@@ -367,6 +373,16 @@ class BatchedEnv:
         obs, mask, seat = self._current()
         self._seat = seat.copy()  # the movers of the next step, safe from changes to the array handed out
         return obs, mask, seat
+
+    def _widen_history(self) -> None:
+        """Double the record buffers' width (at most ``max_decisions``): a long game outgrew them."""
+        width = min(2 * self._history.shape[1], self.max_decisions)
+        seeds, history, length = self._finished
+        grown = [np.zeros((self.num_envs, width), self.history_dtype) for _ in range(2)]
+        for new, old in zip(grown, (self._history, history), strict=True):
+            new[:, : old.shape[1]] = old
+        self._history = grown[0]
+        self._finished = (seeds, grown[1], length)
 
     def _restart(self, ended: np.ndarray, movers: np.ndarray) -> None:
         """Keep the ended games' records and deal the next seeds of the stream into their slots."""

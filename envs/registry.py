@@ -162,4 +162,5 @@ register(GameSpec(
     train_levels=("single_round",), train_options=MappingProxyType({"rounds": 1}), reward_scale=0.01,
     extra_variants=(("one round", {"rounds": 1}), ("game to 250", {"target_score": 250}), ("game to 500", {})),
     default_variant="one round",
+    engine="cardzoo.envs.rook.batched:RookBatched",
 ))

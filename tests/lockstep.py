@@ -9,7 +9,7 @@ observation, info, outcome and record against the env's. The actions come from a
 - :class:`Agents`: shipped agents by registry name, one fresh agent per seat of every slot, reset with the
   evaluation's seeds (``agent_seed``) whenever its slot starts a game, each acting on its own observation.
 
-Rope Team runs in its turn form (``rope_team_v0`` AEC env, one seat moves per step); Summit Rush in its tick form
+Rope Team and Rook for Two run in their turn form (AEC envs, one seat moves per step); Summit Rush in its tick form
 (``summit_rush_v0`` Parallel env against ``SummitRushParallel``, every seat acts each tick).
 """
 
@@ -21,10 +21,12 @@ from collections import Counter
 import numpy as np
 
 from cardzoo.agents.registry import make_agent
-from cardzoo.envs import rope_team_v0, summit_rush_v0
+from cardzoo.envs import rook_v0, rope_team_v0, summit_rush_v0
 from cardzoo.envs.batched import make_batched
 from cardzoo.envs.common.errors import IllegalActionWarning
 from cardzoo.envs.common.layout import to_bits
+from cardzoo.envs.rook import observer as rook_observer
+from cardzoo.envs.rook import rules as rook_rules
 from cardzoo.envs.rope_team import rules as rope_rules
 from cardzoo.envs.rope_team.observer import observe_bits
 from cardzoo.envs.summit_rush import rules as summit_rules
@@ -104,21 +106,29 @@ def lockstep(env_id: str, n: int, steps: int, player=None, seed: int = 0, illega
     """Play ``steps`` steps of ``n`` games both ways with ``player`` (random play by default), checking everything
     every step. Returns what happened: ``games`` finished, their outcomes, and for Summit Rush the info counters
     (redirected, bounced, conflicts, turned, messages) summed over the finished games. ``illegal``: the share of
-    actions (tick form) replaced by random ones, legal or not."""
-    if env_id == "rope_team_v0":
-        return _turns(n, steps, player or RandomTurns(), seed, **options)
+    actions replaced by random ones, legal or not."""
+    if env_id in TURN_GAMES:
+        return _turns(env_id, n, steps, player or RandomTurns(), seed, illegal, **options)
     if env_id == "summit_rush_v0":
         return _ticks(n, steps, player or RandomTicks(), seed, illegal, **options)
     raise ValueError(f"no lockstep driver for {env_id!r}")
+
+
+# turn-form games: the env module, the observer's bits of the seat to move and the rules' legal actions (as bits)
+TURN_GAMES = {
+    "rope_team_v0": (rope_team_v0, observe_bits, rope_rules.legal_mask),
+    "rook_v0": (rook_v0, rook_observer.observe_bits, rook_rules.legal_actions),
+}
 
 
 def _packed(rows: np.ndarray) -> list[int]:
     return [to_bits(row) for row in rows]
 
 
-def _turns(n: int, steps: int, player, seed: int, **options) -> Counter:
-    eng = make_batched("rope_team_v0", n, **options)
-    envs = [rope_team_v0.raw_env(**options) for _ in range(n)]
+def _turns(env_id: str, n: int, steps: int, player, seed: int, illegal: float, **options) -> Counter:
+    module, observe, legal_bits = TURN_GAMES[env_id]
+    eng = make_batched(env_id, n, **options)
+    envs = [module.raw_env(**options) for _ in range(n)]
     rng = np.random.default_rng(seed)
     obs, mask, seat = eng.reset(seed * 1_000_003)
     for i, env in enumerate(envs):
@@ -131,19 +141,27 @@ def _turns(n: int, steps: int, player, seed: int, **options) -> Counter:
         for i, env in enumerate(envs):
             s = env.game
             assert seat[i] == s.to_move, i
-            assert observed[i] == observe_bits(s, s.to_move), (i, env.game_record())
-            assert legal[i] == rope_rules.legal_mask(s), i
+            assert observed[i] == observe(s, s.to_move), (i, env.game_record())
+            assert legal[i] == legal_bits(s), i
 
     check()
     for _ in range(steps):
         actions = player(eng, obs, mask, seat)
-        obs, mask, seat, rewards, done = eng.step(actions)
+        if illegal:
+            wild = rng.random(actions.shape) < illegal
+            actions = np.where(wild, rng.integers(0, eng.num_actions, actions.shape), actions)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", IllegalActionWarning)
+            obs, mask, seat, rewards, done = eng.step(actions)
         for i, env in enumerate(envs):
             agent = env.agent_selection
-            env.step(int(actions[i]))
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", IllegalActionWarning)
+                env.step(int(actions[i]))
             assert rewards[i].tolist() == [env.rewards[a] for a in env.possible_agents], i
-            assert done[i] == env.terminations[agent], i
+            assert done[i] == (env.terminations[agent] or env.truncations[agent]), i
             if done[i]:
+                assert eng.truncated[i] == env.truncations[agent], i
                 seen["games"] += 1
                 seen[env.infos[agent]["outcome"]] += 1
                 assert eng.finished_info(i) == env.infos[agent]

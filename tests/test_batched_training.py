@@ -153,7 +153,7 @@ def test_masked_distribution_is_the_agents():
 
 def test_bad_batched_options():
     with pytest.raises(SystemExit):
-        ppo_batched.parse_args(["rook"])
+        ppo_batched.parse_args(["hanabi"])
     with pytest.raises(SystemExit):
         ppo_batched.parse_args(["rope_team", "--num-envs", "2"])  # fewer games than levels
     with pytest.raises(SystemExit):

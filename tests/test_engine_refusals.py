@@ -30,6 +30,8 @@ ENGINES = {
     "summit_rush": lambda **o: make_batched("summit_rush_v0", N, time_limit=15.0, **o),
     "summit_rush_parallel": lambda **o: SummitRushParallel(N, time_limit=15.0, players=3, **o),
     "summit_rush_parallel_silent": lambda **o: SummitRushParallel(N, time_limit=15.0, silent=True, **o),
+    "rook": lambda **o: make_batched("rook_v0", N, rounds=1, **o),
+    "rook_game": lambda **o: make_batched("rook_v0", N, target_score=50, **o),  # whole games, widening records
 }
 
 
@@ -107,7 +109,7 @@ def assert_replays(eng, records: list[dict]) -> None:
         if parallel(eng):
             obs = eng.engine.observe(np.array([i]))[0]
             assert np.array_equal(obs, [env.observer.observe(env.game, q) for q in range(eng.players)])
-        elif eng.env_name == "rope_team_v0":
+        elif eng.env_name in ("rope_team_v0", "rook_v0"):  # the turn-form games
             agent = env.agent_selection
             seat = env.possible_agents.index(agent)
             assert np.array_equal(env.observe(agent)["observation"], eng._observe(np.array([i]), np.array([seat]))[0])
@@ -172,6 +174,10 @@ def test_every_refusal_changes_nothing_and_play_goes_on(name):
     rng = np.random.default_rng(1)
     finished: list[dict] = []
     mask = play(eng, start(eng, 10), rng, 30, finished)
+    for _ in range(eng.max_decisions // 10):  # longer games (Rook's rounds) play on until one ends
+        if finished:
+            break
+        mask = play(eng, mask, rng, 10, finished)
     assert finished, "games must have ended before the refusals (their records are checked below)"
     for what, call, error, pattern in refusals(eng, name):
         before = state_of(eng)

@@ -38,6 +38,8 @@ BUILDERS = {
                           tuple(o for o in ROPE_OPTIONS if not o.startswith("render"))),
     "summit_rush batched": (lambda **o: make_batched("summit_rush_v0", 2, **o),
                             tuple(o for o in SUMMIT_OPTIONS if o != "render_mode")),
+    "rook batched": (lambda **o: make_batched("rook_v0", 2, **o),
+                     tuple(o for o in ROOK_OPTIONS if not o.startswith("render"))),
     "SummitRushParallel": (lambda **o: SummitRushParallel(2, **o),
                            ("mask",) + tuple(o for o in SUMMIT_OPTIONS if o != "render_mode")),
 }

@@ -130,7 +130,7 @@ def test_the_old_tables_are_derived_from_the_registry():
 
     assert ENV_MODULES == {s.env_id: f"cardzoo.envs.{s.env_id}" for s in SPECS}
     assert PARALLEL_ENVS == tuple(s.env_id for s in SPECS if s.parallel)
-    assert ENGINES == {s.env_id: s.engine for s in batched()} and len(ENGINES) == 2
+    assert ENGINES == {s.env_id: s.engine for s in batched()} and len(ENGINES) == 3
     assert set(FAST_LOOPS) == {s.env_id for s in SPECS if s.fast_loop}
     assert set(GAME_LOOPS) == set(RECORD_VERSIONS) == {s.env_id for s in SPECS if s.tick_loop}
     assert list(train.GAMES) == IDS and list(ppo_batched.GAMES) == [s.name for s in batched()]

@@ -175,7 +175,7 @@ def test_options_and_seeds_checked():
     with pytest.raises(OptionError, match="ropes"):
         make_batched("rope_team_v0", 2, ropes=5)
     with pytest.raises(OptionError, match="no batched engine"):
-        make_batched("rook_v0", 2)
+        make_batched("rope_team", 2)  # the env id names the engine
     eng = make_batched("rope_team_v0", 2)
     for seeds in (-1, [1], [1, -2], [0.5, 1], 2**63 - 1):
         with pytest.raises(OptionError, match="seeds"):

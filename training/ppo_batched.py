@@ -1,4 +1,4 @@
-"""PPO on a batched engine, CleanRL style: ``cardzoo train rope_team|summit_rush --backend batched``.
+"""PPO on a batched engine, CleanRL style: ``cardzoo train rope_team|summit_rush|rook --backend batched``.
 
 Read top to bottom: options, the engines, the agent, evaluation, then the loop (rollout, advantages, PPO update,
 checkpoint). No stable-baselines3 and no Gymnasium views: the rollout reads whole arrays of observations and masks
@@ -17,6 +17,11 @@ from the batched engines (``cardzoo.envs.batched``) and sends back an array of a
 * Summit Rush (silent games, as the SB3 path's default; one policy per level, Normal unless ``--levels``) runs on
   ``make_batched("summit_rush_v0")``, the tick form ``TickEnv`` gives SB3: the seats of a tick decide one after the
   other from the observation at the tick's start, and the tick is played with the last seat's decision.
+* Rook for Two (two sides, single rounds as the SB3 path trains it) runs against an opponent pool -- its own
+  snapshots (one per checkpoint), the heuristic, random play -- in a random seat each game, as the SB3 path's
+  ``VersusEnv`` does: ``cardzoo.training.versus_batched`` (the opponents' steps are transparent to the learner's
+  trajectory; the update reads the learner's decisions only). It is evaluated as the SB3 path evaluates it
+  (``train.evaluate``: single rounds won against the heuristic, seats alternating).
 * Evaluation is train.py's: the greedy policy (``LearnedAgent``'s choice) on the held-out deals
   ``EVAL_BASE_SEED + i``, played here by the batched engine, which plays exactly the single env's games.
 * Speed (what is done to make a decision cheap; none of it changes what is learned): rollouts under
@@ -117,14 +122,17 @@ class Engines:
     """One batched engine per level, stepped together as one batch of ``num_envs`` games."""
 
     def __init__(self, cfg: BatchedConfig, games: int, first_seed: int):
-        env = GAMES[cfg.game].env_id
-        options = {"shaping": cfg.shaping} if "shaping" in GAMES[cfg.game].options else {"talk": cfg.talk}
+        game = GAMES[cfg.game]
+        env = game.env_id
+        options = {"shaping": cfg.shaping} if "shaping" in game.options else {"talk": cfg.talk} if game.talk else {}
         share = [games // len(cfg.levels) + (i < games % len(cfg.levels)) for i in range(len(cfg.levels))]
-        self.engines = [make_batched(env, k, level=level, **options)
-                        for level, k in zip(cfg.levels, share, strict=True)]
+        # a game without levels (Rook) trains on its train_options (Rook: single rounds) under one "level" name
+        self.engines = [make_batched(env, k, **({"level": level} if game.levels else dict(game.train_options)),
+                                     **options) for level, k in zip(cfg.levels, share, strict=True)]
         # disjoint seed streams: level i's games are first_seed + i * 2**40 + 0, 1, 2, ...
         self.first_seeds = [first_seed + i * 2**40 for i in range(len(self.engines))]
-        self.win = [e.outcomes.index(GAMES[cfg.game].win) for e in self.engines]
+        # -2: no outcome code is a win (Rook's games are won on the totals: VersusEngines.wins)
+        self.win = [e.outcomes.index(game.win) if game.win else -2 for e in self.engines]
         self.features = None
         if cfg.features:
             from cardzoo.agents.batched_features import batched
@@ -168,7 +176,12 @@ def greedy(policy: NumpyPolicy, inputs: np.ndarray, mask: np.ndarray) -> np.ndar
 
 
 def evaluate(policy_path: Path, cfg: BatchedConfig, games: int) -> dict[str, float]:
-    """Win rate per level with the policy in every seat, on train.py's held-out deals ``EVAL_BASE_SEED + i``."""
+    """Win rate per level with the policy in every seat, on train.py's held-out deals ``EVAL_BASE_SEED + i``; a
+    two-sided game (Rook) as the SB3 path evaluates it, against the heuristic."""
+    if not GAMES[cfg.game].cooperative:
+        from .train import evaluate as versus_evaluate
+
+        return versus_evaluate(policy_path, cfg, games)
     policy = NumpyPolicy(policy_path)
 
     def rate(level: str, seeds: list[int]) -> float:
@@ -265,6 +278,11 @@ def train(cfg: BatchedConfig, command: str = "") -> Path:
     sampling = torch.Generator().manual_seed(cfg.seed)
     start = time.time()
     engines = Engines(cfg, cfg.num_envs, cfg.seed * 2**45)
+    versus = not GAMES[cfg.game].cooperative
+    if versus:  # the learner against the opponent pool
+        from .versus_batched import VersusEngines, versus_advantages
+
+        engines = VersusEngines(engines, cfg.seed, GAMES[cfg.game].reward_scale, greedy)
     n, t_len = cfg.num_envs, cfg.num_steps
     batch = n * t_len
     total = whole_rollouts(cfg, cfg.steps)
@@ -285,6 +303,7 @@ def train(cfg: BatchedConfig, command: str = "") -> Path:
     b_legal = torch.zeros((t_len, n, n_actions))  # 1.0 for a legal action, 0.0 for an illegal one
     b_actions = torch.zeros((t_len, n), dtype=torch.long)
     b_logprobs, b_rewards, b_dones, b_values = (torch.zeros((t_len, n)) for _ in range(4))
+    b_learner = torch.ones((t_len, n), dtype=torch.bool)  # the learner's decisions (every one but an opponent's)
     next_inputs, next_legal, next_done = torch.zeros((n, n_inputs)), torch.zeros((n, n_actions)), torch.zeros(n)
     next_inputs.copy_(torch.from_numpy(engines.inputs(obs, mask)))
     next_legal.copy_(torch.from_numpy(mask))
@@ -299,6 +318,8 @@ def train(cfg: BatchedConfig, command: str = "") -> Path:
         path = export(agent, out / "checkpoints" / f"step_{steps}.npz",
                       {**meta, "steps": steps, "seconds": round(time.time() - start)})
         rates = evaluate(path, cfg, cfg.eval_games)
+        if versus:
+            engines.pool.append(path)
         evaluations.add(rates, row={"steps": steps, "seconds": round(time.time() - start)}, where={"steps": steps},
                         heading=f"step {steps:,}", copies={path: "policy.npz"})
 
@@ -320,6 +341,8 @@ def train(cfg: BatchedConfig, command: str = "") -> Path:
                 logp = masked_log_softmax(logits, b_legal[t])
                 action = sample(logp, sampling)
                 b_actions[t], b_logprobs[t] = action, logp.gather(1, action[:, None]).squeeze(1)
+                if versus:
+                    b_learner[t] = torch.from_numpy(engines.learner)
                 phases.lap("sampling")
                 obs, mask, seat, rewards, done = engines.step(action.numpy())
                 phases.lap("engine step")
@@ -333,7 +356,7 @@ def train(cfg: BatchedConfig, command: str = "") -> Path:
                 games += int(done.sum())
                 won += int(engines.wins(done).sum())
                 phases.lap("observation and mask to tensors")
-        steps += batch
+        steps += int(b_learner.sum()) if versus else batch  # the learner's decisions (the SB3 path's count)
 
         # generalised advantage estimation, bootstrapped from the value after the rollout
         with torch.inference_mode():
@@ -345,6 +368,10 @@ def train(cfg: BatchedConfig, command: str = "") -> Path:
                 following = next_value if t == t_len - 1 else b_values[t + 1]
                 delta = b_rewards[t] + cfg.gamma * following * nonterminal - b_values[t]
                 advantages[t] = last = delta + cfg.gamma * cfg.gae_lambda * nonterminal * last
+            if versus:  # over the learner's decisions only, bootstrapped from its own view of each game
+                next_value = agent.critic(torch.from_numpy(engines.learner_inputs()).float()).squeeze(1)
+                advantages = versus_advantages(b_rewards, b_values, b_dones, b_learner, next_value, next_done,
+                                               cfg.gamma, cfg.gae_lambda)
             returns = advantages + b_values
         advantages, returns = advantages.clone(), returns.clone()  # out of inference mode, for the update
         phases.lap("advantages")
@@ -353,10 +380,13 @@ def train(cfg: BatchedConfig, command: str = "") -> Path:
         f_inputs, f_legal = b_inputs.reshape(batch, n_inputs), b_legal.reshape(batch, n_actions)
         f_actions, f_logprobs = b_actions.reshape(-1), b_logprobs.reshape(-1)
         f_advantages, f_returns = advantages.reshape(-1), returns.reshape(-1)
+        rows = torch.nonzero(b_learner.reshape(-1)).squeeze(1)  # the decisions learned from (all but opponents')
         for _ in range(cfg.update_epochs):
-            order = torch.randperm(batch)
-            for begin in range(0, batch, cfg.minibatch_size):
+            order = rows[torch.randperm(len(rows))]
+            for begin in range(0, len(rows), cfg.minibatch_size):
                 mb = order[begin : begin + cfg.minibatch_size]
+                if len(mb) < 2:  # a lone decision left over (Rook's learner rows vary): no advantage spread to take
+                    continue
                 x, legal = f_inputs.index_select(0, mb), f_legal.index_select(0, mb)
                 phases.lap("update minibatch gather")
                 logits, value = agent.actor(x), agent.critic(x).squeeze(1)

@@ -117,15 +117,24 @@ ROOK_POOL: list[Path] = []
 ROOK_REWARD_SCALE = GAMES["rook"].reward_scale  # single rounds pay the point difference: scaled to about -3..3
 
 
+def rook_opponent_kind(rng: np.random.Generator, snapshots: int) -> str:
+    """The pool's mix (both trainers): a snapshot 40% of the games once there are ``snapshots``, else the
+    heuristic 50% (90% before the first snapshot), random play 10%."""
+    u = rng.random()
+    if u < 0.4 and snapshots:
+        return "snapshot"
+    return "heuristic" if u < 0.9 else "random"
+
+
 def _rook_opponent(rng: np.random.Generator):
     from cardzoo.agents import RandomAgent
     from cardzoo.agents.learned import LearnedAgent
     from cardzoo.agents.rook_heuristic import RookHeuristic
 
-    u = rng.random()
-    if u < 0.4 and ROOK_POOL:
+    kind = rook_opponent_kind(rng, len(ROOK_POOL))
+    if kind == "snapshot":
         return LearnedAgent(ROOK_POOL[int(rng.integers(len(ROOK_POOL)))])
-    if u < 0.9:
+    if kind == "heuristic":
         return RookHeuristic()
     return RandomAgent(int(rng.integers(2**31)))
 

@@ -169,6 +169,23 @@ def parse_rook_deck(cards) -> list[int]:
         raise DeckError(f"{err} (a Rook for Two deck is 4..A of C D H S, no 2s or 3s, plus the Rook 'XR')") from None
 
 
+CONFIG_OPTIONS = ("target_score", "rounds", "max_rounds")  # the options that make the rules' Config
+
+
+def make_config(target_score=500, rounds=None, max_rounds=200) -> rules.Config:
+    """The rules' Config of the options, checked (shared with the batched engine)."""
+    target = int_in("target_score", target_score, 50, 1000)
+    if rounds is not None:
+        rounds = int_in("rounds", rounds, 1, 1000)
+    return rules.Config(target_score=target, rounds=rounds, max_rounds=int_in("max_rounds", max_rounds, 1, 10_000))
+
+
+def final_info(s: rules.State) -> dict[str, Any]:
+    """The final ``infos`` entry of every agent of the game ``s`` that has ended by its rules."""
+    return {"outcome": s.outcome, "winner": None if s.winner is None else AGENTS[s.winner],
+            "totals": list(s.totals), "rounds": len(s.history), "history": list(s.history)}
+
+
 class raw_env(CardGameAEC):  # noqa: N801 - PettingZoo's naming convention
     __doc__ = __doc__
     metadata = {"render_modes": ["human", "ansi", "rgb_array"], "name": "rook_v0",
@@ -178,12 +195,7 @@ class raw_env(CardGameAEC):  # noqa: N801 - PettingZoo's naming convention
 
     def __init__(self, **options: Any):
         reject_unknown(options, ENV_OPTIONS, "option")
-        target = int_in("target_score", options.get("target_score", 500), 50, 1000)
-        rounds = options.get("rounds")
-        if rounds is not None:
-            rounds = int_in("rounds", rounds, 1, 1000)
-        self.config = rules.Config(target_score=target, rounds=rounds,
-                                   max_rounds=int_in("max_rounds", options.get("max_rounds", 200), 1, 10_000))
+        self.config = make_config(**{k: options[k] for k in CONFIG_OPTIONS if k in options})
         super().__init__(options)
         obs_space = spaces.Dict({
             "observation": spaces.Box(0, 1, (LAYOUT.size,), np.int8),
@@ -249,9 +261,7 @@ class raw_env(CardGameAEC):  # noqa: N801 - PettingZoo's naming convention
         return self.game.outcome == rules.ROUND_LIMIT
 
     def _final_info(self) -> dict[str, Any]:
-        s = self.game
-        return {"outcome": s.outcome, "winner": None if s.winner is None else AGENTS[s.winner],
-                "totals": list(s.totals), "rounds": len(s.history), "history": list(s.history)}
+        return final_info(self.game)
 
     def _illegal_rewards(self, seat: int) -> list[float]:
         penalty = -1.0 if self.config.rounds is None else -2.0 * rules.ROUND_POINTS

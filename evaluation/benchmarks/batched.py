@@ -2,6 +2,7 @@
 
     python -m cardzoo.evaluation.benchmarks.batched engine --game rope_team --out evaluation/results/batched
     python -m cardzoo.evaluation.benchmarks.batched engine --game summit_rush --out evaluation/results/batched
+    python -m cardzoo.evaluation.benchmarks.batched engine --game rook --out evaluation/results/batched
     python -m cardzoo.evaluation.benchmarks.batched trainer --out evaluation/results/batched
     python -m cardzoo.evaluation.benchmarks.batched payoff --policy RUN/policy.npz --out RUN
 
@@ -13,7 +14,8 @@ against the batched engine. Summit Rush (Normal, two players; a decision is one 
 "agent-action"): the ParallelEnv loop, silent and talking, against ``SummitRushParallel`` silent, talking with the
 joint mask (the move mask tiled 57 times, 3306 entries a seat), talking with the move mask alone (the learner's fast
 path: the move drawn from the move mask, the message uniformly), and the protocol form silent (one seat a step, as
-the trainer and the vector views ask). The talking joint mask is measured up to N = 4096: at 65536 games the mask
+the trainer and the vector views ask). Rook for Two: the ``agent_iter`` loop against the batched engine, in single
+rounds (``rounds=1``, the training setting) and in whole games to 500. The talking joint mask is measured up to N = 4096: at 65536 games the mask
 alone is 433 MB a tick. Each run replaces its game's entry in ``engine.json`` and its rows in ``engine.csv``, and
 ``engine_scaling.png`` (and ``.svg``) plots every game measured.
 
@@ -53,16 +55,17 @@ from cardzoo.envs.registry import GAMES
 
 SIZES = (1, 16, 256, 4096, 65536)  # issue 12's scaling points
 LEVEL = "normal"
-TARGETS = {"rope_team_v0": 1_000_000, "summit_rush_v0": 500_000}  # issue 12's, per CPU-second
+TARGETS = {"rope_team_v0": 1_000_000, "summit_rush_v0": 500_000, "rook_v0": 500_000}  # issues 12's and 27's
+ROOK_VARIANTS = {"one round": {"rounds": 1}, "game to 500": {}}  # Rook's settings measured: name -> env options
 SUMMIT_VARIANTS = ("silent", "talking", "talking, move mask", "silent, one seat a step")
 TALKING_MASK_UP_TO = 16384  # the joint talking mask of more games is hundreds of MB a tick (of SIZES: up to 4096)
 
 
-def single_env_rate(seconds: float, seed: int = 0) -> dict:
-    """Decisions per CPU-second of random legal play through the single env's agent_iter loop."""
-    from cardzoo.envs import rope_team_v0
-
-    env = rope_team_v0.env(level=LEVEL)
+def single_env_rate(seconds: float, seed: int = 0, env_id: str = "rope_team_v0", **options) -> dict:
+    """Decisions per CPU-second of random legal play through the single env's agent_iter loop (Rope Team at
+    ``LEVEL`` unless another turn-based env and its options are given)."""
+    env = GAMES[env_id.removesuffix("_v0")].make(**(options if options or env_id != "rope_team_v0" else
+                                                   {"level": LEVEL}))
     rng = np.random.default_rng(seed)
     decisions = games = 0
     start = time.process_time()
@@ -128,9 +131,9 @@ def _rate(make: Callable, step: Callable, n: int, per_step: int, seconds: float,
             "peak_memory_mb": round(peak / 2**20, 1)}
 
 
-def batched_rate(n: int, seconds: float, seed: int = 0) -> dict:
-    """Decisions per CPU-second of random legal play in ``n`` games of the batched Rope Team engine, and its peak
-    memory."""
+def batched_rate(n: int, seconds: float, seed: int = 0, env_id: str = "rope_team_v0", **options) -> dict:
+    """Decisions per CPU-second of random legal play in ``n`` games of a batched turn-based engine (Rope Team at
+    ``LEVEL`` unless another engine and its options are given), and its peak memory."""
     from cardzoo.envs.batched import make_batched
 
     def step(eng, rng):
@@ -138,7 +141,8 @@ def batched_rate(n: int, seconds: float, seed: int = 0) -> dict:
 
     class Engine:  # keeps the last mask for the next decision
         def __init__(self):
-            self.eng = make_batched("rope_team_v0", n, level=LEVEL)
+            self.eng = make_batched(env_id, n, **(options if options or env_id != "rope_team_v0" else
+                                                  {"level": LEVEL}))
 
         def reset(self, seeds):
             _, self.mask, _ = self.eng.reset(seeds=seeds)
@@ -187,8 +191,30 @@ def summit_batched_rate(n: int, variant: str, seconds: float, seed: int = 0) -> 
     return {"variant": variant, **row}
 
 
+def rook_measure(seconds: float) -> dict:
+    """Rook for Two's engine measurements, in each of ``ROOK_VARIANTS``: the single env's loop and the batched
+    engine at every size, in this run."""
+    single = {variant: single_env_rate(seconds, 0, "rook_v0", **options)
+              for variant, options in ROOK_VARIANTS.items()}
+    rows, best = [], {}
+    for variant, options in ROOK_VARIANTS.items():
+        print(f"single env, {variant}: {single[variant]['decisions_per_cpu_second']:,} decisions/CPU-s", flush=True)
+        for n in SIZES:
+            rows.append({"variant": variant, **batched_rate(n, seconds, 0, "rook_v0", **options)})
+            print(f"{variant}, N={n}: {rows[-1]['decisions_per_cpu_second']:,} decisions/CPU-s, "
+                  f"{rows[-1]['peak_memory_mb']} MB", flush=True)
+        top = max((r for r in rows if r["variant"] == variant), key=lambda r: r["decisions_per_cpu_second"])
+        best[variant] = {"n": top["n"], "decisions_per_cpu_second": top["decisions_per_cpu_second"],
+                         "ratio_to_single_env": round(top["decisions_per_cpu_second"]
+                                                      / single[variant]["decisions_per_cpu_second"], 1)}
+    return {"game": "rook_v0", "variants": ROOK_VARIANTS, "single_env": single, "batched": rows, "best": best,
+            **_machine()}
+
+
 def measure(game: str, seconds: float) -> dict:
     """One game's engine measurements, single env and batched, in this run."""
+    if game == "rook_v0":
+        return rook_measure(seconds)
     if game == "rope_team_v0":
         single = single_env_rate(seconds)
         print(f"single env: {single['decisions_per_cpu_second']:,} decisions/CPU-s", flush=True)
@@ -259,7 +285,7 @@ def _plot(results: dict, path: Path) -> list[Path]:
     targets as lines."""
     from ..report.charts import Level, scaling_chart
 
-    rates, memory, levels = {}, {}, []
+    rates, memory, levels, targets = {}, {}, [], {}
     for name, result in sorted(results.items()):
         title = name.replace("_v0", "").replace("_", " ").title()
         for variant in dict.fromkeys(r.get("variant", "batched") for r in result["batched"]):
@@ -267,9 +293,11 @@ def _plot(results: dict, path: Path) -> list[Path]:
             rates[f"{title}, {variant}"] = [(r["n"], r["decisions_per_cpu_second"]) for r in rows]
             memory[f"{title}, {variant}"] = [(r["n"], r["peak_memory_mb"]) for r in rows]
         for kind, single in _singles(result).items():  # drawn in the colour of the batched play it compares with
-            variant = "talking" if kind.endswith("talking") else "silent" if kind.endswith("silent") else "batched"
+            variant = kind.split(", ", 1)[1] if ", " in kind else "batched"  # "single env, silent": "silent"
             levels.append(Level(f"{title}: {kind}", single["decisions_per_cpu_second"], series=f"{title}, {variant}"))
-        levels.append(Level(f"{title}: target", TARGETS[name], target=True))
+        targets.setdefault(TARGETS[name], []).append(title)
+    # games with the same target share one line (their labels would print over each other)
+    levels += [Level(f"{', '.join(titles)}: target", value, target=True) for value, titles in targets.items()]
     return scaling_chart("Random legal play, observation and mask read every decision", rates, memory, levels,
                          path, y_label="decisions (agent-actions) per CPU-second")
 
@@ -501,7 +529,7 @@ def _machine() -> dict:
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("what", choices=("engine", "trainer", "payoff"))
-    parser.add_argument("--game", choices=("rope_team", "summit_rush"), default="rope_team",
+    parser.add_argument("--game", choices=("rope_team", "summit_rush", "rook"), default="rope_team",
                         help="engine: the game to measure")
     parser.add_argument("--out", default="evaluation/results/batched", help="folder for the results")
     parser.add_argument("--seconds", type=float, default=5.0, help="engine: CPU seconds per measurement")
