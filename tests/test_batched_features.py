@@ -179,3 +179,26 @@ def test_the_batched_trainer_reads_the_array_form_and_plays_the_shipped_policy_a
     shipped = "agents/policies/rope_team_v2.npz"
     assert ppo_batched.evaluate(shipped, cfg, 30) == runner_evaluate(
         shipped, TrainConfig(imitate=None, features="rope_team_scores"), 30)
+
+
+@pytest.mark.parametrize("stem", ["rope_team_v2", "rope_team", "summit_rush_normal_v2", "summit_rush_hard_v2",
+                                  "summit_rush_normal", "summit_rush_hard", "summit_rush_normal_talk", "rook_v2"])
+def test_shipped_policies_logits_are_the_same_from_the_batched_features(stem):
+    """What a shipped policy computes (its logits) is identical whether its inputs come from the batched features
+    (the trainer's evaluation) or the scalar ones (LearnedAgent), on decisions of its own setting."""
+    from cardzoo.agents.learned import NumpyPolicy, shipped_policy
+
+    policy = NumpyPolicy(shipped_policy(stem))
+    feature = policy.meta["features"]
+    env = {"rope_team_v0": ROPE, "summit_rush_v0": SUMMIT, "rook_v0": ROOK}[policy.meta["env"]]
+    options = {} if env == ROOK else {"level": policy.meta["config"]["levels"][0]} if env == SUMMIT else {}
+    if env == SUMMIT:
+        options["talk"] = feature == "summit_rush_simple_talk"
+    obs, mask = decisions(feature, env, options, games=8, steps=25, seed=5, p_random=0.2)
+    batched_inputs = BATCHED[feature](obs, mask)
+    for i in range(len(obs)):
+        x = batched_inputs[i]
+        for w, b in policy.weights:
+            x = policy.activation(x @ w + b)
+        w, b = policy.action
+        assert np.array_equal(x @ w + b, policy.logits(obs[i], mask[i])), f"decision {i}"
