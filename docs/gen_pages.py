@@ -3,9 +3,12 @@
 - ``games/<game>.md``: the env's docstring (its documentation page: spaces, observation slices, rewards, info,
   options, version history), a rendered table, and the rules and rulings of ``seeds/<game>.md``;
 - ``report.md``: the committed evaluation report, ``evaluation/results/report/summary.md`` with its charts;
+- ``pools.md``: the partner pools and their diversity, ``evaluation/results/pools/summary.md`` with its heat maps;
 - ``results/<path>.png``: the committed result charts that the pages show (``![...](results/...)`` in a page under
   ``docs/``), copied from ``evaluation/results/``;
 - ``reference/<package>.md``: the API reference (mkdocstrings) of every module;
+- ``text.md``: the games as text (``cardzoo.envs.text``): its docstring and one decision of each game as a seat's
+  text view writes it, made by running the view on a seeded game;
 - ``changelog.md``: CHANGELOG.md.
 """
 
@@ -200,6 +203,13 @@ def report_page() -> None:
                 "that version, made by `cardzoo evaluate --full --out evaluation/results/report`.\n")
 
 
+def pools_page() -> None:
+    """The partner pools page: the diversity study's Markdown, made from its committed JSON."""
+    folder = ROOT / "evaluation" / "results" / "pools"
+    with mkdocs_gen_files.open("pools.md", "w") as f:
+        f.write(local_links((folder / "summary.md").read_text(), folder, "pools.md"))
+
+
 def reference_pages() -> None:
     for package in REFERENCE:
         modules = sorted(p for p in (ROOT / package).rglob("*.py") if "policies" not in p.parts
@@ -216,6 +226,75 @@ def reference_pages() -> None:
         f.write("# API reference\n\n" + "\n".join(f"- [cardzoo.{p}]({p}.md)" for p in REFERENCE) + "\n")
 
 
+# Which decision each game's example shows: (env options, seed, seat, the index of the seat's decision or a phase).
+TEXT_EXAMPLES = {"rope_team": ({"level": "normal"}, 7, 0, 3), "rook": ({"rounds": 1}, 2, 0, "play"),
+                 "summit_rush": ({"level": "normal"}, 5, 0, 4)}
+
+
+def text_example(name: str) -> tuple[str, str, str]:
+    """One decision of ``name`` as seat 0's text view writes it, with and without the numbered legal moves, and the
+    view's rules: random legal moves (seeded) until the example's decision."""
+    from cardzoo.envs.text import text_view
+
+    options, seed, seat, which = TEXT_EXAMPLES[name]
+    game = spec(name)
+    env = game.make(**options)
+    listed, unlisted = text_view(name, options), text_view(name, options, legal_moves=False)
+    rng = np.random.default_rng(seed)
+    seen = 0
+
+    def decide(obs):
+        nonlocal seen
+        texts = [v.observe(obs["observation"], obs["action_mask"]) for v in (listed, unlisted)]
+        seen += 1
+        t = listed.current
+        if isinstance(which, str):  # a phase, after a few tricks
+            return texts if t["phase"] == which and t["tricks_self"] + t["tricks_opp"] >= 3 else None
+        return texts if seen - 1 == which else None
+
+    try:
+        if game.parallel:
+            observations, _ = env.reset(seed=seed)
+            while env.agents:
+                found = decide(observations[env.possible_agents[seat]])
+                if found:
+                    return (*found, listed.rules())
+                observations, *_ = env.step({a: int(rng.choice(np.flatnonzero(o["action_mask"])))
+                                             for a, o in observations.items()})
+        else:
+            env.reset(seed=seed)
+            for agent in env.agent_iter():
+                obs, _, term, trunc, _ = env.last()
+                if term or trunc:
+                    env.step(None)
+                    continue
+                if agent == env.possible_agents[seat]:
+                    found = decide(obs)
+                    if found:
+                        return (*found, listed.rules())
+                env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    finally:
+        env.close()
+    raise SystemExit(f"the text example of {name} never reached its decision")
+
+
+def text_page() -> None:
+    import cardzoo.envs.common.text as common
+    import cardzoo.envs.text as text
+
+    body = ["# Games as text", "", docstring_to_markdown(text.__doc__), "",
+            "## Reading a reply", "", docstring_to_markdown(common.__doc__), ""]
+    for name, (title, *_rest) in GAMES.items():
+        shown, unlisted, rules = text_example(name)
+        options = TEXT_EXAMPLES[name][0]
+        body += [f"## {title}", "", f"`text_view(\"{name}\", {options!r})`: the rules (`view.rules()`),", "",
+                 "```text", rules, "```", "", "and one decision of seat 0 (`view.observe(observation, mask)`):", "",
+                 "```text", shown, "```", "", "Without the numbered list (`legal_moves=False`) the last line reads:",
+                 "", "```text", unlisted.splitlines()[-1], "```", ""]
+    with mkdocs_gen_files.open("text.md", "w") as f:
+        f.write("\n".join(body))
+
+
 def changelog_page() -> None:
     with mkdocs_gen_files.open("changelog.md", "w") as f:
         f.write(local_links((ROOT / "CHANGELOG.md").read_text(), ROOT, "changelog.md"))
@@ -225,5 +304,7 @@ if __name__ in ("<run_path>", "__main__"):  # mkdocs-gen-files runs the script; 
     game_pages()
     result_images()
     report_page()
+    pools_page()
     reference_pages()
+    text_page()
     changelog_page()

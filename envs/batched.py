@@ -66,7 +66,9 @@ such steps run on a copy of the state that is put back if they fail.
 Writing an engine: subclass :class:`BatchedEnv`, set the class attributes below and supply the hooks ``_start``
 (deal new games into slots), ``_legal``, ``_play`` (one decision in every game), ``_observe`` (observations of
 chosen seats in chosen slots), ``_current`` (the arrays ``reset``/``step`` return) and ``_finished_info``. This
-class keeps the seeds, the records, the checks and the automatic reset. ``SeedBlocks`` computes per-seed data
+class keeps the seeds, the records, the checks and the automatic reset. ``max_decisions`` bounds a game's length
+(the record buffers' width); an engine whose games can be very long (whole Rook games) sets a smaller
+``history_width`` to start with, and the buffers widen when a game needs it. ``SeedBlocks`` computes per-seed data
 (deals) for blocks of upcoming seeds at once, and ``cardzoo.envs.common.generators`` draws numpy's
 ``default_rng(seed)`` numbers for many seeds at once.
 """

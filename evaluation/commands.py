@@ -27,6 +27,9 @@ def evaluate(args: argparse.Namespace) -> None:
     if args.records:
         evaluate_records(args)
         return
+    if args.agents:
+        evaluate_agents(args)
+        return
     games = report.FULL_GAMES if args.full else args.games or report.QUICK_GAMES
     out = Path(args.out or ("reports/full" if args.full else "reports/quick"))
     writable_folder(out, "the report")
@@ -48,12 +51,41 @@ def evaluate(args: argparse.Namespace) -> None:
         report.main(settings)
 
 
+def evaluate_agents(args: argparse.Namespace) -> None:
+    """The language-model table (``evaluation.matches.llm_table``): the agents given against the baseline on the same
+    deals, with invalid replies, tokens and time."""
+    from cardzoo.agents.registry import make_agent
+    from cardzoo.envs.common.errors import OptionError
+    from cardzoo.evaluation.matches import llm_table
+
+    given = [flag for flag, value in (("--full", args.full), ("--workers", args.workers), ("--cache", args.cache),
+                                      ("--address", args.address), ("--backend ray", args.backend != "local"))
+             if value]
+    if given:
+        raise CommandError(f"--agents plays its games in this process, in order; it takes no {', '.join(given)}")
+    from cardzoo.envs.registry import GAMES as REGISTERED
+    from cardzoo.envs.registry import spec
+
+    try:
+        for game_name in args.only or list(REGISTERED):
+            spec(game_name)
+            for name in args.agents:
+                make_agent(name, game_name)  # a bad game or spec fails here, before any game
+    except OptionError as err:
+        raise CommandError(str(err)) from None
+    out = Path(args.out or "reports/llm")
+    writable_folder(out, "the table")
+    command = "cardzoo evaluate --agents " + " ".join(args.agents) + f" --games {args.games or 10}" + (
+        f" --only {' '.join(args.only)}" if args.only else "")
+    llm_table.main(args.agents, args.games or 10, args.only, out, command)
+
+
 def evaluate_records(args: argparse.Namespace) -> None:
     """The people's win rates in a games file, each game first replayed and checked against what it saved."""
     from cardzoo.play import records
 
     given = [flag for flag, value in (("--out", args.out), ("--workers", args.workers), ("--cache", args.cache),
-                                      ("--only", args.only)) if value]
+                                      ("--only", args.only), ("--agents", args.agents)) if value]
     if given:
         raise CommandError(f"--records reports saved games; it takes no {', '.join(given)}")
     games, repeated = records.load(args.records)  # one bad line refuses the file, naming the line
@@ -102,6 +134,9 @@ def add_evaluate(sub) -> None:
     size.add_argument("--full", action="store_true", help="10,000 games per matchup")
     size.add_argument("--records", metavar="FILE", help="people's win rates in a games file (DIR/games.jsonl); every "
                       "line checked as by cardzoo replay")
+    e.add_argument("--agents", nargs="+", metavar="SPEC", help="the language-model table instead of the report: these "
+                   "agents (llm:MODEL, hf:PATH or any agent; per seat, cycled) against the baseline on the same deals, "
+                   "with invalid replies, tokens and time per game (default 10 games; --out default reports/llm)")
     e.add_argument("--out", help="report folder (default reports/quick or reports/full)")
     e.add_argument("--workers", type=number(int, 1), default=None, help="processes (default: all cores)")
     e.add_argument("--cache", help="folder for finished chunks of games, so an interrupted run resumes")

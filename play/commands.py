@@ -48,7 +48,8 @@ def play(args: argparse.Namespace) -> None:
     agents = {}
     for i, agent_id in enumerate(env.possible_agents):
         agent_name = args.agents[i % len(args.agents)]
-        agents[agent_id] = make_agent(agent_name, args.game, seed=None if args.seed is None else args.seed + i)
+        # the env, not its name: an agent that reads the options (a language model's text view) gets them
+        agents[agent_id] = make_agent(agent_name, env, seed=None if args.seed is None else args.seed + i, seat=i)
     env.reset(seed=args.seed)
     print(env.render(), flush=True)
     for agent_id in env.agent_iter():
@@ -163,9 +164,11 @@ def serve(args: argparse.Namespace) -> None:
                            "pip install -e '.[web]'") from None
     from cardzoo.play import records
     from cardzoo.play.access import allowed_hosts, is_loopback
+    from cardzoo.play.liveness import Liveness
     from cardzoo.play.liveness import serve as run_server
     from cardzoo.play.server import create_app
 
+    check_agents(args.agent)
     data = Path(args.data) if args.data else records.DEFAULT_DATA
     writable_folder(data, "played games")
     try:  # a busy port or a bad host is one line, before the server starts
@@ -180,10 +183,28 @@ def serve(args: argparse.Namespace) -> None:
               f"these names (--allow-host adds one): {names}", file=sys.stderr, flush=True)
     print(f"cardzoo: playing at http://{args.host}:{args.port}/ ; games are saved to {data / records.GAMES_FILE}; "
           "Ctrl-C stops", flush=True)
-    app = create_app(data, seed=args.seed, host=args.host, allow_hosts=args.allow_host, api_docs=args.api_docs)
+    app = create_app(data, seed=args.seed, host=args.host, allow_hosts=args.allow_host, api_docs=args.api_docs,
+                     agents=args.agent, liveness=Liveness(move_timeout=args.move_timeout))
     # uvicorn with header, idle and connection limits (liveness.serve). A socket message over the app's limit is
     # refused by uvicorn before it is buffered whole (its default: 16 MiB).
     run_server(app, args.host, args.port, ws_max_size=app.state.limits.body_bytes)
+
+
+def check_agents(specs: list[str]) -> None:
+    """Each extra agent of ``serve --agent`` must make an agent for every game (a bad spec is one line, before the
+    server starts)."""
+    from cardzoo.agents.registry import make_agent
+    from cardzoo.envs.common.errors import OptionError
+    from cardzoo.envs.registry import GAMES as REGISTERED
+
+    for name in specs:
+        if name == "human":
+            raise CommandError("--agent human: the person is the page's own seat")
+        try:
+            for game_name in REGISTERED:
+                make_agent(name, game_name)
+        except (OptionError, ImportError) as err:
+            raise CommandError(f"--agent {name[:100]}: {err}") from None
 
 
 def host_name(text: str) -> str:
@@ -229,6 +250,11 @@ def add_parsers(sub) -> None:
     s.add_argument("--allow-host", action="append", default=[], metavar="NAME", type=host_name,
                    help="also answer requests addressed to NAME (a name or address of this machine; repeatable)")
     s.add_argument("--api-docs", action="store_true", help="serve the API's pages /docs, /redoc and /openapi.json")
+    s.add_argument("--agent", action="append", default=[], metavar="SPEC",
+                   help="also offer this agent at every table, e.g. a language model llm:MODEL?base_url=... or "
+                        "hf:PATH (repeatable; its decisions get the move timeout / 6 unless the spec gives a budget)")
+    s.add_argument("--move-timeout", type=number(float, 0, above=True), default=30.0, metavar="SECONDS",
+                   help="an agent's turn longer than this stops its game (default 30; give a model more)")
     s.set_defaults(func=serve)
 
     r = sub.add_parser("replay", help="replay a saved game and show its final table, or the games of a games file",

@@ -96,6 +96,9 @@ from .table import HUMAN, Table, TickTable, refusal
 STATIC = Path(__file__).resolve().parent / "static"
 TOKEN_HEADER = "X-Cardzoo-Token"
 PRACTICE = 2.0  # the practice pace: this many times slower than real time
+# A language-model seat's decision budget is the move timeout over this (a Rook turn can hold several decisions:
+# naming trumps, discarding, leading), so its turn ends before the timeout stops the game.
+MODEL_DECISIONS_PER_TURN = 6
 LOG = logging.getLogger(__name__)
 # What the page is told when a game stops on a bug: the log has the traceback, the page no paths or exception text.
 SERVER_ERROR = "the game stopped on a server error; it was saved as far as it went"
@@ -439,8 +442,9 @@ class Games:
     """The games a server holds, by id, within its ``Limits``."""
 
     def __init__(self, data: Path, seed: int | None = None, limits: Limits | None = None,
-                 liveness: Liveness | None = None):
+                 liveness: Liveness | None = None, agents: tuple[str, ...] = ()):
         self.data = data
+        self.extra_agents = tuple(agents)  # agent specs the operator offers besides the registry's (llm:, hf:)
         self.liveness = liveness or Liveness()
         self.saver = Saver(data)
         self.pool = ThreadPoolExecutor(self.liveness.agent_threads, thread_name_prefix="cardzoo-agents")
@@ -520,6 +524,9 @@ class Games:
         if isinstance(table, TickTable):
             real = table.env.config.seconds_per_action
             pace = spec["seconds_per_move"] or (real * PRACTICE if spec["pace"] == "practice" else real)
+        for agent in table.agents.values():  # a model seat without a budget of its own answers within the timeout
+            if hasattr(agent, "budget") and agent.budget is None:
+                agent.budget = self.liveness.move_timeout / MODEL_DECISIONS_PER_TURN
         live = LiveGame(secrets.token_urlsafe(9), spec, table, pace, self.data, client, replay_of)
         if not isinstance(table, TickTable):
             table.advance()
@@ -548,8 +555,7 @@ class Games:
         self.saver.close()
         self.pool.shutdown(wait=False, cancel_futures=True)
 
-    @staticmethod
-    def check(body: NewGame) -> dict[str, Any]:
+    def check(self, body: NewGame) -> dict[str, Any]:
         """The game a request asks for, with every choice checked (``ApiError`` 400 naming a bad one)."""
         if body.game not in CATALOG:
             raise ApiError(400, f"unknown game {quote(body.game)}; games: {', '.join(CATALOG)}")
@@ -562,9 +568,10 @@ class Games:
         if body.seat not in seats:
             raise ApiError(400, f"no seat {quote(body.seat)}; seats: {', '.join(seats)}")
         agents = body.agents or offered(body.game)[variant][:1] or catalog["agents"][:1]
-        unknown = [a for a in agents if a not in catalog["agents"]]
+        allowed = [*catalog["agents"], *self.extra_agents]  # only these: a page never names a model or a path
+        unknown = [a for a in agents if a not in allowed]
         if unknown:
-            raise ApiError(400, f"no agent {quote(unknown[0])} for {body.game}; agents: {', '.join(catalog['agents'])}")
+            raise ApiError(400, f"no agent {quote(unknown[0])} for {body.game}; agents: {', '.join(allowed)}")
         others = iter(agents * len(seats))
         players = [HUMAN if s == body.seat else next(others) for s in seats]
         if (body.seconds_per_move is not None or body.pace != "real") and not GAMES[body.game].parallel:
@@ -578,14 +585,17 @@ class Games:
 
 def create_app(data: str | Path = records.DEFAULT_DATA, seed: int | None = None, *, host: str = "127.0.0.1",
                allow_hosts: list[str] | tuple[str, ...] = (), api_docs: bool = False,
-               limits: Limits | None = None, liveness: Liveness | None = None) -> FastAPI:
+               limits: Limits | None = None, liveness: Liveness | None = None,
+               agents: list[str] | tuple[str, ...] = ()) -> FastAPI:
     """The web app; played games go to ``data/games.jsonl``; ``seed`` seeds the deals (None: fresh entropy).
 
     ``host`` is the address served: the ``Host`` names taken (``access.allowed_hosts``, plus ``allow_hosts``).
     ``api_docs`` turns on ``/docs``, ``/redoc`` and ``/openapi.json``; ``limits`` are the ``access.Limits``,
-    ``liveness`` the ``liveness.Liveness`` settings (queues, grace period, move timeout, threads)."""
+    ``liveness`` the ``liveness.Liveness`` settings (queues, grace period, move timeout, threads). ``agents``: agent
+    specs offered besides the registry's, in every game and variant (``llm:MODEL``, ``hf:PATH``; chosen here, by
+    whoever starts the server, never by a page)."""
     limits = limits or Limits()
-    games = Games(Path(data), seed, limits, liveness)
+    games = Games(Path(data), seed, limits, liveness, agents=tuple(agents))
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI):
@@ -640,8 +650,11 @@ def create_app(data: str | Path = records.DEFAULT_DATA, seed: int | None = None,
 
     @app.get("/api/catalog")
     async def catalog():
+        extra = list(games.extra_agents)
         return {name: {"title": c["title"], "default": c["default"], "variants": list(c["variants"]),
-                       "agents": c["agents"], "agents_by_variant": offered(name), "seats": ["player_0", "player_1"],
+                       "agents": c["agents"] + extra,
+                       "agents_by_variant": {v: names + extra for v, names in offered(name).items()},
+                       "seats": ["player_0", "player_1"],
                        "paces": {"real": "real time", "practice": f"practice ({PRACTICE:g} times slower)"}
                        if GAMES[name].parallel else None}
                 for name, c in CATALOG.items()}

@@ -58,7 +58,8 @@ class Table:
             raise OptionError(f"nobody sits at this table: put {HUMAN!r} in at least one seat")
         self.players = list(players)
         self.humans = [i for i, p in enumerate(players) if p == HUMAN]
-        self.agents = {i: self._agent(make_agent(p, game, seed=agent_seed(seed, i)))
+        # the env, not its name: an agent that reads the options (a language model's text view) gets them
+        self.agents = {i: self._agent(make_agent(p, self.env, seed=agent_seed(seed, i), seat=i))
                        for i, p in enumerate(players) if p != HUMAN}
         self.steps = 0  # moves (turn-based) or ticks so far: public, and how a page tells its view is stale
         self.started = time.time()
@@ -71,6 +72,8 @@ class Table:
         """Ask a copy of each agent that may move now for its move, so that an agent that cannot play these options
         (a learned policy trained on other levels) is an error when the game is set up, not in its middle."""
         for i, agent in self.agents.items():
+            if getattr(agent, "checked_when_made", False):  # a language model: its text view checked the options
+                continue
             obs = self._observe(i)
             if obs["mask"].any():
                 try:
@@ -106,6 +109,9 @@ class Table:
         for i, name in enumerate(self.players):
             seats[self.seats[i]] = {"player": HUMAN} if name == HUMAN else {
                 "agent": name, "policy": fingerprint(name, self.game)}
+            agent = self.agents.get(i)
+            if hasattr(agent, "decisions") and hasattr(agent, "settings"):  # a language model: every decision
+                seats[self.seats[i]].update(settings=agent.settings(), decisions=agent.decisions)
         return {
             "cardzoo_game": 1, "where": where, "record": self.env.unwrapped.game_record(), "seats": seats,
             "finished": self.over, "info": self.info,

@@ -10,32 +10,29 @@ a stock turned), as nobody's actions are read. Each game's rules and legend, for
 ``?``, are ``rules_text(game)``.
 
 Moves are named as players name them (``Move``): a card by its two characters (``QS``; ``10s``/``ts`` for a ten,
-any case), a bid by its amount, a draw by ``up``/``hidden``; ``pick`` reads what a player typed.
+any case), a bid by its amount, a draw by ``up``/``hidden``; ``pick`` reads what a player typed. The moves, their
+aliases and ``pick`` are the text views' (``cardzoo.envs.common.text`` and each game's ``envs/<game>/text.py``), so
+the terminal, the browser and a language model's seat name and read moves one way.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from cardzoo.envs.common.cards import (
-    CARD_NAMES,
-    RANKS,
-    STANDARD_CARDS,
-    SUIT_NAMES,
-    SUIT_SYMBOLS,
-    SUITS,
-    card_pretty,
-)
+from cardzoo.envs.common.cards import CARD_NAMES, STANDARD_CARDS, SUIT_NAMES, SUIT_SYMBOLS, card_pretty
+from cardzoo.envs.common.text import Move, card_aliases, letters, pick, squeeze  # noqa: F401 (play's names)
 from cardzoo.envs.rook import rules as rook
 from cardzoo.envs.rook.observer import describe as rook_describe
+from cardzoo.envs.rook.text import rook_move
 from cardzoo.envs.rope_team.observer import describe as rope_describe
 from cardzoo.envs.rope_team.rules import CAMP, HAND, trick_winner
+from cardzoo.envs.rope_team.text import CARDS
 from cardzoo.envs.summit_rush import rules as summit
 from cardzoo.envs.summit_rush.render import CELL, COLUMNS
+from cardzoo.envs.summit_rush.text import message_moves, peak_moves
 
 LOG_LINES = 12  # log lines the browser gets (the terminal prints each line as it happens)
 # Each game's rules in short and the legend of its table, one text per game: the page fetches it as a static file
@@ -48,46 +45,8 @@ def rules_text(game: str) -> str:
     return (RULES / f"rules-{game}.txt").read_text(encoding="utf-8").strip()
 
 
-# ---------------------------------------------------------------------------- moves as people name them
-@dataclass(frozen=True)
-class Move:
-    """One legal move: its action, a short code (``QS``, ``bid 75``), a label for people and what may be typed."""
-
-    action: int
-    code: str
-    label: str
-    kind: str  # card, bid, pass, trumps, draw, turn, wait
-    aliases: tuple[str, ...] = ()
-
-    def to_json(self) -> dict[str, Any]:
-        return {"action": self.action, "code": self.code, "label": self.label, "kind": self.kind}
-
-
-def squeeze(text: str) -> str:
-    """Typed text as it is matched: lower case, no spaces (``"10 H"`` and ``"10h"`` are the same)."""
-    return "".join(text.lower().split())
-
-
-def card_aliases(code: str) -> tuple[str, ...]:
-    """What a player may type for a card: ``qs``; ``th``/``10h`` for a ten; a suit symbol for the letter."""
-    if code == rook.ROOK_NAME:
-        return ("xr", "rook")
-    rank, suit = code[0].lower(), code[1]
-    ranks = (rank, "10") if rank == "t" else (rank,)
-    return tuple(r + s for r in ranks for s in (suit.lower(), SUIT_SYMBOLS[SUITS.index(suit)]))
-
-
-def pick(moves: list[Move], typed: str) -> Move | None:
-    """The move ``typed`` names: its number in the list (from 1) or one of its aliases; None if none matches."""
-    text = squeeze(typed)
-    if text.isdigit() and 1 <= int(text) <= len(moves):
-        return moves[int(text) - 1]
-    return next((m for m in moves if text in m.aliases), None)
-
-
-def letters(text: str) -> str:
-    """``text`` without punctuation ("don't turn" is "dont turn")."""
-    return "".join(ch for ch in text if ch.isalnum() or ch.isspace())
+# Moves are named and read as the text views name and read them (``cardzoo.envs.common.text``): one way for the
+# terminal, the browser and a language model's seat.
 
 
 def _ago(ticks: int) -> str:
@@ -171,8 +130,7 @@ class RopeTeamView(SeatView):
                     trumps = f"; {t['trumps']} are trumps" if t["trumps_rule"] else ""
                     self._say(f"the coin turns up {card_pretty(STANDARD_CARDS[new])} at {side}{trumps}")
         self.table = t
-        self.legal = [Move(int(c), CARD_NAMES[c], card_pretty(int(c)), "card", card_aliases(CARD_NAMES[c]))
-                      for c in np.flatnonzero(mask)]
+        self.legal = [CARDS[int(c)] for c in np.flatnonzero(mask)]
 
     def saw(self, seat: int, action: int) -> None:
         t = self.table
@@ -243,22 +201,7 @@ class RookView(SeatView):
 
     @staticmethod
     def _move(a: int, t: dict[str, Any]) -> Move:
-        if a < rook.N_CARDS:
-            return Move(a, rook.card_name(a), rook.card_pretty(a), "card", card_aliases(rook.card_name(a)))
-        if a < rook.PASS:
-            amount = rook.BID_AMOUNTS[a - rook.BID0]
-            return Move(a, f"bid {amount}", f"bid {amount}", "bid", (f"bid{amount}", str(amount), f"b{amount}"))
-        if a == rook.PASS:
-            return Move(a, "pass", "pass", "pass", ("pass", "p"))
-        if a < rook.TAKE_UP:
-            suit = a - rook.TRUMP0
-            name = SUIT_NAMES[suit]
-            return Move(a, name, f"{SUIT_SYMBOLS[suit]} {name}", "trumps",
-                        (name, name[:-1], SUITS[suit].lower(), SUIT_SYMBOLS[suit], f"trumps{name}"))
-        if a == rook.TAKE_UP:
-            return Move(a, "up", f"take the face-up {rook.card_pretty(rook.NAMES[t['face_up']])}", "draw",
-                        ("up", "faceup", "takeup"))
-        return Move(a, "hidden", "take the hidden card", "draw", ("hidden", "down", "takehidden"))
+        return rook_move(a, t["face_up"])
 
     def saw(self, seat: int, action: int) -> None:
         t, who = self.table, self.who(seat)
@@ -349,8 +292,7 @@ class SummitRushView(SeatView):
             if heard is not None and heard[1] == 0:  # said during the last tick, heard now
                 self._say(f"{self.who(p)} said \"{heard[0]}\"")
         self.table = t
-        moves = np.flatnonzero(mask[: self.config.n_moves])
-        self.legal = [self._move(int(a), t, moves) for a in moves]
+        self.legal = peak_moves(t["peaks"], mask[: self.config.n_moves], self.seat, self.config, names=self.names)
 
     def _moves_seen(self, before: dict[str, Any], t: dict[str, Any]) -> None:
         """Log the tick's moves as the table shows them: the peak cards gone and the piles they went onto, the
@@ -369,45 +311,9 @@ class SummitRushView(SeatView):
     def pile_name(self, pile: int) -> str:
         return "your pile" if pile == self.seat else f"{self.who(pile)}'s pile"
 
-    def _move(self, a: int, t: dict[str, Any], legal: np.ndarray) -> Move:
-        if a == self.turn:
-            return Move(a, "turn", "turn your stock", "turn", ("t", "turn"))
-        if a == self.wait:
-            return Move(a, "wait", "wait", "wait", ("w", "wait"))
-        players = self.config.players
-        pos, pile = divmod(a, players)
-        code = t["peaks"][pos]
-        names = card_aliases(code)
-        aliases = tuple(f"{n}{sep}{pile}" for n in names for sep in ("@", ""))
-        # The card's name alone puts it on the seat's own pile if it fits there, else on the first pile it fits.
-        fits = [b % players for b in legal if b < self.turn and b // players == pos]
-        default = self.seat if self.seat in fits else fits[0]
-        if pile == default:
-            aliases += names
-        return Move(a, code, f"{card_pretty(STANDARD_CARDS[code])} -> {self.pile_name(pile)}", "card", aliases)
-
     def message_moves(self) -> list[Move]:
-        """The messages a player may say (message 0, nothing, left out). Each may be typed in full, by a short form
-        (its ``code``: ``need 9``, ``pile K``, ``taking 12``, ``turn``, ``don't turn``) or as ``#N``."""
-        if not self.config.talk:
-            return []
-        out = []
-        for m in range(1, summit.N_MESSAGES):
-            text = summit.MESSAGES[m]
-            if m in (summit.SAY_TURN, summit.SAY_DONT_TURN):
-                short = {summit.SAY_TURN: "turn", summit.SAY_DONT_TURN: "don't turn"}[m]
-                extra = {"noturn"} if m == summit.SAY_DONT_TURN else set()
-            elif m < summit.SAY_TAKING:
-                rank = (m - summit.SAY_NEED) % 13
-                word = "need" if m < summit.SAY_ON_PILE else "pile"
-                short = f"{word} {summit.RANK_NAMES[rank] if rank != 8 else '10'}"
-                extra = {word + name for name in (summit.RANK_NAMES[rank].lower(), RANKS[rank].lower())}
-            else:
-                short = f"taking {m - summit.SAY_TAKING}"
-                extra = {f"take{m - summit.SAY_TAKING}"}
-            aliases = {squeeze(letters(text)), squeeze(letters(short)), f"#{m}", *extra}
-            out.append(Move(m, short, text, "message", tuple(sorted(aliases))))
-        return out
+        """The messages a player may say (``cardzoo.envs.summit_rush.text.message_moves``)."""
+        return message_moves(self.config)
 
     def table_json(self) -> dict[str, Any]:
         t = self.table

@@ -49,15 +49,15 @@ DEALS = [_DRAWS.getrandbits(64) for _ in range(3)]  # the seeds of that server's
 
 
 @contextlib.contextmanager
-def cardzoo_serve(data: Path, tmp: Path | None = None):
-    """``cardzoo serve`` on a free port (``tmp``: its temp folder); yields its url; stopped with Ctrl-C (as a person
-    would)."""
+def cardzoo_serve(data: Path, tmp: Path | None = None, extra: tuple[str, ...] = ()):
+    """``cardzoo serve`` on a free port (``tmp``: its temp folder; ``extra``: more arguments); yields its url; stopped
+    with Ctrl-C (as a person would)."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     process = subprocess.Popen([sys.executable, "-m", "cardzoo.evaluation.cli", "serve", "--host", "127.0.0.1",
-                                "--port", str(port), "--data", str(data), "--seed", str(SEED)], stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True,
+                                "--port", str(port), "--data", str(data), "--seed", str(SEED), *extra],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                env={**os.environ, "TMPDIR": str(tmp)} if tmp else None)
     url = f"http://127.0.0.1:{port}/"
     deadline = time.monotonic() + 60

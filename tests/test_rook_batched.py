@@ -227,3 +227,17 @@ def test_point_cards_forced_into_the_discards_score_to_the_last_trick():
     history = [env.infos["player_0"]["history"][0] for env in envs]
     assert all(h["bidder"] == 0 for h in history)
     assert {h["last_trick_winner"] for h in history} == {0, 1}  # both ways the discards' points go
+
+
+def test_array_core_trick_and_follow_tables_equal_the_rules():
+    """Every (led, second card, trumps) of the deck: the array core's trick winner and follow masks are the rules'."""
+    from cardzoo.envs.rook import arrays
+
+    led, card, trumps = (a.ravel() for a in np.meshgrid(rules.DECK, rules.DECK, range(4), indexing="ij"))
+    want = [rules.second_wins(a, b, t) for a, b, t in zip(led.tolist(), card.tolist(), trumps.tolist(), strict=True)]
+    assert arrays.second_wins(led, card, trumps).tolist() == want
+    hands = np.array([rules.DECK_MASK >> s & rules.DECK_MASK for s in range(0, 45, 5)], np.uint64)
+    for t in range(4):
+        for c in rules.DECK:
+            got = arrays.playable(hands, np.full(len(hands), c), np.full(len(hands), t))
+            assert got.tolist() == [int(h) & rules.follow_mask(c, t) or int(h) for h in hands.tolist()]

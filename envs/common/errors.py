@@ -41,3 +41,8 @@ class IllegalActionWarning(UserWarning):
 
 class PolicyError(CardzooError, ValueError):
     """A policy file that cannot be loaded: missing, not a policy, or holding an unknown activation or features."""
+
+
+class MoveError(CardzooError, ValueError):
+    """A reply (typed or written by a model) that names no legal move: the message says why (not your card, must
+    follow suit, not a message of the vocabulary, several moves named, ...). The view that raised it stays usable."""

@@ -2,7 +2,10 @@
 
 The array form of :mod:`cardzoo.envs.rook.rules` (which stays the statement of the rules) and of its observer: for
 the same seed and the same actions, every observation, mask, reward and outcome equals the single env's, bit for
-bit, in every phase (bidding, trumps, discards, tricks, draws) and over whole games of many rounds. The protocol
+bit, in every phase (bidding, trumps, discards, tricks, draws) and over whole games of many rounds. The rule steps
+(the deal, legal cards and bids, the trick, a round's score and what it decides) are those of
+:mod:`cardzoo.envs.rook.arrays`, for search rollouts to share; this module keeps the games' state, the observation
+words, rewards and records. The protocol
 (reset, step, the seed stream, records, illegal actions) is :mod:`cardzoo.envs.batched`'s::
 
     from cardzoo.envs.batched import make_batched
@@ -43,10 +46,23 @@ from ..batched import BatchedEnv, SeedBlocks
 from ..common.generators import permutations
 from ..common.options import reject_unknown
 from . import rules
+from .arrays import (
+    BID_AMOUNT,
+    DECK,
+    ONE,
+    OUTCOMES,
+    POINTS,
+    bids_allowed,
+    deal,
+    discardable,
+    game_end,
+    playable,
+    round_score,
+    second_wins,
+)
 from .env import AGENTS, CONFIG_OPTIONS, final_info, make_config
 from .observer import LAYOUT, POINT_LEVELS, TOTAL_BITS
 
-ONE = np.uint64(1)
 _U = np.uint64
 _O = LAYOUT.offsets
 _WORDS = (LAYOUT.size + 63) // 64  # 11
@@ -54,15 +70,6 @@ DEALS_AHEAD = 12  # rounds dealt when a game starts (random whole games to 500 l
 # the most decisions of one round: 19 bids (18 and a pass, or up to 140), trumps, 3 discards, 42 cards, 10 draws
 ROUND_DECISIONS = len(rules.BID_AMOUNTS) + 1 + rules.DISCARDS + 2 * rules.TRICKS + rules.PILE // 2
 
-_DECK = np.array(rules.DECK, np.int8)
-_SUIT = np.array([c // 13 for c in range(52)] + [-1], np.int64)  # -1: the Rook, whose suit is trumps
-_RANK = np.array([c % 13 for c in range(52)] + [rules.ROOK_RANK], np.int64)
-_POINTS = np.array(rules.POINTS, np.int64)
-# the cards that follow a led card, by (led card, trumps)
-_FOLLOW = np.array([[rules.follow_mask(c, t) for t in range(4)] for c in range(rules.N_CARDS)], np.uint64)
-_NO_POINTS = _U(((1 << rules.N_CARDS) - 1) & ~rules.POINT_MASK)
-_BID_AMOUNT = np.array(rules.BID_AMOUNTS, np.int64)
-_ALL_BIDS = (1 << len(rules.BID_AMOUNTS)) - 1
 # the phase, trumps, draw and pass parts of the mask above bit 63
 _HI_DRAW = _U(1 << (rules.TAKE_UP - 64) | 1 << (rules.TAKE_HIDDEN - 64))
 _HI_TRUMP = _U(0b1111 << (rules.TRUMP0 - 64))
@@ -101,7 +108,7 @@ def _flag(words: np.ndarray, on: np.ndarray, offset: int) -> None:
 
 def _deals(seeds: np.ndarray, count: int) -> np.ndarray:
     """int8[k, count, 45]: the first ``count`` rounds' decks (card ids, the rules' deal order) of each seed."""
-    return _DECK[permutations(seeds, len(rules.DECK), count)]
+    return DECK[permutations(seeds, len(rules.DECK), count)]
 
 
 class RookBatched(BatchedEnv):
@@ -111,7 +118,7 @@ class RookBatched(BatchedEnv):
     possible_agents = AGENTS
     observation_size = LAYOUT.size
     num_actions = rules.N_ACTIONS
-    outcomes = ("win", "bidder_fell", "rounds_done", rules.ROUND_LIMIT, "illegal")
+    outcomes = (*OUTCOMES, "illegal")
     env_options = (*CONFIG_OPTIONS, "illegal_action")
     history_dtype = np.int8  # actions are 0..78; whole games can be long
 
@@ -158,12 +165,7 @@ class RookBatched(BatchedEnv):
             deck[rows] = _deals(self.seeds[slots[rows]], r + 1)[:, r]
         self.round_no[slots] = number + 1
         self.dealer[slots] = dealer
-        cards = ONE << deck.astype(np.uint64)
-        hand = rules.NEST + rules.HAND
-        self.nest[slots] = np.bitwise_or.reduce(cards[:, : rules.NEST], axis=1)
-        self.hands[slots, 0] = np.bitwise_or.reduce(cards[:, rules.NEST : hand], axis=1)
-        self.hands[slots, 1] = np.bitwise_or.reduce(cards[:, hand : hand + rules.HAND], axis=1)
-        self.pile[slots] = deck[:, hand + rules.HAND :]
+        self.nest[slots], self.hands[slots, 0], self.hands[slots, 1], self.pile[slots] = deal(deck)
         for name in ("known", "played", "bids", "tricks", "points"):
             getattr(self, name)[slots] = 0
         self.passed[slots] = False
@@ -204,16 +206,12 @@ class RookBatched(BatchedEnv):
         lead = playing & (self.led < 0)
         follow = playing & ~lead
         led = np.maximum(self.led, 0)
-        trumps = np.maximum(self.trumps, 0)
-        led_suit = np.where(led == rules.ROOK, trumps, _SUIT[led])
-        suit = np.where(card == rules.ROOK, trumps, _SUIT[card])
-        second = np.where(suit == led_suit, _RANK[card] > _RANK[led], suit == trumps)
-        winner = np.where(second, p, self.leader)
+        winner = np.where(second_wins(led, card, np.maximum(self.trumps, 0)), p, self.leader)
         rows = np.flatnonzero(follow)
         if len(rows):
             w = winner[rows]
             self.tricks.reshape(-1)[rows * 2 + w] += 1
-            self.points.reshape(-1)[rows * 2 + w] += _POINTS[led[rows]] + _POINTS[card[rows]]
+            self.points.reshape(-1)[rows * 2 + w] += POINTS[led[rows]] + POINTS[card[rows]]
             self.last_winner[rows] = w
         self.leader = np.where(follow, winner, self.leader)
         self.to_move = np.where(follow, winner, np.where(lead, 1 - p, p))
@@ -267,7 +265,7 @@ class RookBatched(BatchedEnv):
     def _discard(self, rows: np.ndarray, p: np.ndarray, actions: np.ndarray) -> None:
         self.hands[rows, p] &= ~(ONE << actions.astype(np.uint64))
         self.discards[rows] |= ONE << actions.astype(np.uint64)
-        self.discard_points[rows] += _POINTS[actions]
+        self.discard_points[rows] += POINTS[actions]
         self.discarded[rows] += 1
         done = rows[self.discarded[rows] == rules.DISCARDS]
         self.phase[done] = rules.PLAY
@@ -277,31 +275,15 @@ class RookBatched(BatchedEnv):
     def _end_round(self, rows: np.ndarray, rewards: np.ndarray, outcome: np.ndarray, truncated: np.ndarray) -> None:
         """rules._end_round for ``rows``: score the round, then end the game or deal the next round."""
         cfg = self.config
-        k = np.arange(len(rows))
-        pts = self.points[rows].copy()
-        tricks = self.tricks[rows]
-        pts[k, np.where(tricks[:, 0] > tricks[:, 1], 0, 1)] += rules.MOST_TRICKS_BONUS
-        pts[k, self.last_winner[rows]] += self.discard_points[rows]
         b = self.bidder[rows]
-        bid = _BID_AMOUNT[self.high[rows]]
-        made = pts[k, b] >= bid
-        delta = pts.copy()
-        delta[k, b] = np.where(made, pts[k, b], -bid)
+        _, delta = round_score(self.points[rows], self.tricks[rows], self.last_winner[rows],
+                               self.discard_points[rows], b, BID_AMOUNT[self.high[rows]])
         totals = self.totals[rows] + delta
         self.totals[rows] = totals
-        over0, over1 = totals[:, 0] >= cfg.target_score, totals[:, 1] >= cfg.target_score
-        won = over0 | over1
-        fell = ~won & (totals[k, b] <= -cfg.target_score)
-        done_rounds = ~won & ~fell & (cfg.rounds is not None) & (self.round_no[rows] >= (cfg.rounds or 0))
-        cut = ~won & ~fell & ~done_rounds & (self.round_no[rows] >= cfg.max_rounds)
-        ended = won | fell | done_rounds | cut
-        # the winner (seat), -1 for none: a tie after the rounds, or a game cut off
-        tie = totals[:, 0] == totals[:, 1]
-        leading = np.where(totals[:, 0] > totals[:, 1], 0, 1)
-        winner = np.select([won, fell, done_rounds & ~tie], [np.where(over0 & over1, b, np.where(over0, 0, 1)),
-                                                             1 - b, leading], -1)
-        outcome[rows] = np.select([won, fell, done_rounds, cut], [0, 1, 2, 3], -1)
-        truncated[rows] = cut
+        code, winner = game_end(totals, b, self.round_no[rows], cfg)
+        ended = code >= 0
+        outcome[rows] = code
+        truncated[rows] = code == self.outcomes.index(rules.ROUND_LIMIT)
         if cfg.rounds is not None:  # every round pays its difference of score changes
             d = (delta[:, 0] - delta[:, 1]).astype(np.float64)
             rewards[rows] = np.stack([d, -d], axis=1)
@@ -377,12 +359,8 @@ class RookBatched(BatchedEnv):
         phase, p = self.phase, self.to_move
         hand = self.hands.reshape(-1)[self._pair + p]
         playing = phase == rules.PLAY
-        follow = hand & _FOLLOW[np.maximum(self.led, 0), np.maximum(self.trumps, 0)]
-        cards = np.where(playing & (self.led >= 0) & (follow != 0), follow, hand)
-        keep = hand & _NO_POINTS
-        cards = np.where(phase == rules.DISCARD, np.where(keep != 0, keep, hand), cards)
-        # bids above the high bid (any to open), and a pass once a bid stands
-        above = np.where(self.high >= 0, (_ALL_BIDS >> (self.high + 1)) << (self.high + 1), _ALL_BIDS).astype(np.uint64)
+        cards = np.where(phase == rules.DISCARD, discardable(hand), playable(hand, self.led, self.trumps))
+        above = bids_allowed(self.high)  # and a pass once a bid stands
         bidding = phase == rules.BID
         lo = np.where(bidding, (above << _U(rules.BID0)),
                       np.where(playing | (phase == rules.DISCARD), cards, _U(0)))

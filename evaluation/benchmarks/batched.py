@@ -14,10 +14,10 @@ against the batched engine. Summit Rush (Normal, two players; a decision is one 
 "agent-action"): the ParallelEnv loop, silent and talking, against ``SummitRushParallel`` silent, talking with the
 joint mask (the move mask tiled 57 times, 3306 entries a seat), talking with the move mask alone (the learner's fast
 path: the move drawn from the move mask, the message uniformly), and the protocol form silent (one seat a step, as
-the trainer and the vector views ask). Rook for Two: the ``agent_iter`` loop against the batched engine, in single
-rounds (``rounds=1``, the training setting) and in whole games to 500. The talking joint mask is measured up to N = 4096: at 65536 games the mask
-alone is 433 MB a tick. Each run replaces its game's entry in ``engine.json`` and its rows in ``engine.csv``, and
-``engine_scaling.png`` (and ``.svg``) plots every game measured.
+the trainer and the vector views ask); the talking joint mask is measured up to N = 4096: at 65536 games the mask
+alone is 433 MB a tick. Rook for Two: the ``agent_iter`` loop against the batched engine, in single rounds
+(``rounds=1``, the training setting) and in whole games to 500. Each run replaces its game's entry in
+``engine.json`` and its rows in ``engine.csv``, and ``engine_scaling.png`` (and ``.svg``) plots every game measured.
 
 ``trainer``: env steps (decisions) per second of PPO learning on Rope Team, all four levels, the same network (two
 hidden layers of 128, tanh, for the actor and for the critic), 4 epochs per rollout and minibatches of 2048
