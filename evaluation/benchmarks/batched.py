@@ -315,9 +315,10 @@ def sb3_rate(steps: int, threads: int) -> dict:
     cfg = TrainConfig(game="rope_team", imitate=None, hidden=(128, 128), threads=threads)
     torch.set_num_threads(threads)
     vec = DummyVecEnv(_vec_envs(cfg))
-    model = MaskablePPO("MlpPolicy", vec, learning_rate=cfg.learning_rate, n_steps=cfg.n_steps,
-                        batch_size=cfg.batch_size, n_epochs=cfg.n_epochs, gamma=cfg.gamma, gae_lambda=cfg.gae_lambda,
-                        clip_range=cfg.clip_range, ent_coef=cfg.ent_coef, seed=0, device="cpu",
+    model = MaskablePPO("MlpPolicy", vec, learning_rate=cfg.learning_rate, n_steps=cfg.num_steps,
+                        batch_size=cfg.minibatch_size, n_epochs=cfg.update_epochs, gamma=cfg.gamma,
+                        gae_lambda=cfg.gae_lambda, clip_range=cfg.clip_coef, ent_coef=cfg.ent_coef, seed=0,
+                        device="cpu",
                         policy_kwargs={"net_arch": {"pi": [128, 128], "vf": [128, 128]}})
     update_cpu = 0.0
     sb3_train = model.train
@@ -333,8 +334,8 @@ def sb3_rate(steps: int, threads: int) -> dict:
     model.learn(total_timesteps=steps)
     wall, cpu = time.time() - wall, time.process_time() - cpu
     n = model.num_timesteps
-    return {"trainer": "sb3 MaskablePPO (cardzoo train)", "steps": int(n), "n_envs": cfg.n_envs,
-            "n_steps": cfg.n_steps, "batch_size": cfg.batch_size, "epochs": cfg.n_epochs,
+    return {"trainer": "sb3 MaskablePPO (cardzoo train)", "steps": int(n), "n_envs": cfg.num_envs,
+            "n_steps": cfg.num_steps, "batch_size": cfg.minibatch_size, "epochs": cfg.update_epochs,
             "wall_seconds": round(wall, 2), "cpu_seconds": round(cpu, 2), "steps_per_second": round(n / wall),
             "steps_per_cpu_second": round(n / cpu),
             "profile_us_per_decision": {"rollouts (envs, policy, buffers)": round(1e6 * (cpu - update_cpu) / n, 2),
