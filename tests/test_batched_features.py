@@ -147,6 +147,10 @@ def test_rows_without_a_legal_action_get_no_choice(feature, env, options):
 
 
 def test_bad_input_is_refused_with_its_reason():
+    from cardzoo.agents.batched_features import batched
+
+    with pytest.raises(ValueError, match="no feature 'nope'; features: rope_team_scores"):
+        batched("nope")
     obs, mask = decisions("rope_team_scores", ROPE, {}, games=2, steps=1, seed=0, p_random=0)
     with pytest.raises(ValueError, match="same N"):
         BATCHED["rope_team_scores"](obs, mask[:1])
