@@ -35,18 +35,17 @@ class BatchedVecEnv(VecEnv):
         self.features = None
         space = engine.observation_space
         if features:
+            from cardzoo.agents.batched_features import batched
             from cardzoo.agents.features import FEATURES
 
-            self.features, extra = FEATURES[features]
+            self.features, extra = batched(features), FEATURES[features][1]
             space = gym.spaces.Box(-1.0, 1.0, (engine.observation_size + extra,), np.float32)
         super().__init__(engine.num_envs, space, engine.action_space)
         self._slots = np.arange(engine.num_envs)
         self._mask = self._seat = self._actions = None
 
     def _view(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        if self.features is None:
-            return obs
-        return np.stack([self.features(o, m) for o, m in zip(obs, mask, strict=True)])
+        return obs if self.features is None else self.features(obs, mask)
 
     def reset(self):
         first = self._seeds[0]

@@ -135,9 +135,9 @@ class Engines:
         self.win = [e.outcomes.index(game.win) if game.win else -2 for e in self.engines]
         self.features = None
         if cfg.features:
-            from cardzoo.agents.features import FEATURES
+            from cardzoo.agents.batched_features import batched
 
-            self.features = FEATURES[cfg.features][0]
+            self.features = batched(cfg.features)
 
     def _joined(self, parts) -> tuple[np.ndarray, ...]:
         return tuple(np.concatenate(arrays) for arrays in zip(*parts, strict=True))
@@ -156,10 +156,9 @@ class Engines:
         return done & (outcome == win)
 
     def inputs(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        """What the network reads: the observations, or the features computed from each (observation, mask)."""
-        if self.features is None:
-            return obs
-        return np.stack([self.features(o, m) for o, m in zip(obs, mask, strict=True)])
+        """What the network reads: the observations, or the features of every (observation, mask) row, computed in
+        array operations (``cardzoo.agents.batched_features``, equal to the scalar features row for row)."""
+        return obs if self.features is None else self.features(obs, mask)
 
 
 # ----------------------------------------------------------------------------- evaluation

@@ -210,10 +210,9 @@ def imitation_data(cfg: TrainConfig) -> tuple[np.ndarray, np.ndarray, np.ndarray
                 env.step(a)
             returns.extend(scale * totals[s] for s in seats)
     if cfg.features:
-        from cardzoo.agents.features import FEATURES
+        from cardzoo.agents.batched_features import batched
 
-        fn = FEATURES[cfg.features][0]
-        obs = [fn(o, m) for o, m in zip(obs, masks, strict=True)]
+        obs = batched(cfg.features)(np.array(obs), np.array(masks))
     return np.array(obs), np.array(masks, dtype=bool), np.array(actions), np.array(returns, dtype=np.float32)
 
 

@@ -9,8 +9,9 @@ opponent's steps are transparent to the learner's trajectory (their rewards are 
 decision, and the value of the learner's next decision bootstraps it: :func:`versus_advantages`), and the PPO
 update reads the learner's rows only.
 
-Opponents act on their own observations and masks, as agents do: the heuristic row by row, each snapshot on all its
-rows at once (greedy, as ``LearnedAgent`` plays), random play uniformly over the legal actions.
+Opponents act on their own observations and masks, as agents do: the heuristic on all its rows at once (its array
+form, ``cardzoo.agents.rook_heuristic_arrays``, equal to the agent row for row), each snapshot on all its rows at
+once (greedy, as ``LearnedAgent`` plays), random play uniformly over the legal actions.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import numpy as np
 import torch
 
 from cardzoo.agents.learned import NumpyPolicy
-from cardzoo.agents.rook_heuristic import RookHeuristic
+from cardzoo.agents.rook_heuristic_arrays import choices as rook_choices
 
 from .train import rook_opponent_kind
 
@@ -43,7 +44,6 @@ class VersusEngines:
         self.greedy = greedy
         self.pool: list[Path] = []  # snapshots, added at each checkpoint
         self._policies: dict[int, NumpyPolicy] = {}
-        self.heuristic = RookHeuristic()
         self.me = np.zeros(n, np.int64)  # the learner's seat in each slot's game
         self.kind = np.zeros(n, np.int64)  # index into KINDS
         self.snapshot = np.zeros(n, np.int64)  # index into pool, for snapshot opponents
@@ -87,8 +87,9 @@ class VersusEngines:
         out = np.zeros(len(self.slots), np.int64)
         theirs = ~self.learner
         obs, mask = self.obs, self.mask
-        for i in np.flatnonzero(theirs & (self.kind == KINDS.index("heuristic"))).tolist():
-            out[i] = self.heuristic.act(obs[i], mask[i])
+        rows = np.flatnonzero(theirs & (self.kind == KINDS.index("heuristic")))
+        if len(rows):  # the heuristic's choices in array operations, equal to RookHeuristic.act row for row
+            out[rows] = rook_choices(obs[rows], mask[rows])
         rows = np.flatnonzero(theirs & (self.kind == KINDS.index("random")))
         if len(rows):
             weights = self.rng.random(mask[rows].shape) * mask[rows]

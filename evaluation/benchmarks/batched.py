@@ -315,9 +315,10 @@ def sb3_rate(steps: int, threads: int) -> dict:
     cfg = TrainConfig(game="rope_team", imitate=None, hidden=(128, 128), threads=threads)
     torch.set_num_threads(threads)
     vec = DummyVecEnv(_vec_envs(cfg))
-    model = MaskablePPO("MlpPolicy", vec, learning_rate=cfg.learning_rate, n_steps=cfg.n_steps,
-                        batch_size=cfg.batch_size, n_epochs=cfg.n_epochs, gamma=cfg.gamma, gae_lambda=cfg.gae_lambda,
-                        clip_range=cfg.clip_range, ent_coef=cfg.ent_coef, seed=0, device="cpu",
+    model = MaskablePPO("MlpPolicy", vec, learning_rate=cfg.learning_rate, n_steps=cfg.num_steps,
+                        batch_size=cfg.minibatch_size, n_epochs=cfg.update_epochs, gamma=cfg.gamma,
+                        gae_lambda=cfg.gae_lambda, clip_range=cfg.clip_coef, ent_coef=cfg.ent_coef, seed=0,
+                        device="cpu",
                         policy_kwargs={"net_arch": {"pi": [128, 128], "vf": [128, 128]}})
     update_cpu = 0.0
     sb3_train = model.train
@@ -333,24 +334,27 @@ def sb3_rate(steps: int, threads: int) -> dict:
     model.learn(total_timesteps=steps)
     wall, cpu = time.time() - wall, time.process_time() - cpu
     n = model.num_timesteps
-    return {"trainer": "sb3 MaskablePPO (cardzoo train)", "steps": int(n), "n_envs": cfg.n_envs,
-            "n_steps": cfg.n_steps, "batch_size": cfg.batch_size, "epochs": cfg.n_epochs,
+    return {"trainer": "sb3 MaskablePPO (cardzoo train)", "steps": int(n), "n_envs": cfg.num_envs,
+            "n_steps": cfg.num_steps, "batch_size": cfg.minibatch_size, "epochs": cfg.update_epochs,
             "wall_seconds": round(wall, 2), "cpu_seconds": round(cpu, 2), "steps_per_second": round(n / wall),
             "steps_per_cpu_second": round(n / cpu),
             "profile_us_per_decision": {"rollouts (envs, policy, buffers)": round(1e6 * (cpu - update_cpu) / n, 2),
                                         "updates (model.train)": round(1e6 * update_cpu / n, 2)}}
 
 
-def batched_trainer_rate(steps: int, threads: int, out: Path, minibatch_size: int = 2048) -> dict:
+def batched_trainer_rate(steps: int, threads: int, out: Path, minibatch_size: int = 2048,
+                         features: str | None = None) -> dict:
     """``cardzoo.training.ppo_batched``'s env steps per second (wall and CPU) of rollouts and updates over
-    ``steps``, and its profile (CPU microseconds per decision by phase)."""
+    ``steps``, and its profile (CPU microseconds per decision by phase); with ``features``, the network reads them
+    (computed every decision, as ``--features`` trains)."""
     from cardzoo.training.ppo_batched import BatchedConfig, train
 
     cfg = BatchedConfig(steps=steps, hidden=(128, 128), update_epochs=4, eval_games=1, eval_every=10**12,
-                        threads=threads, out=str(out), minibatch_size=minibatch_size)
+                        threads=threads, out=str(out), minibatch_size=minibatch_size, features=features)
     train(cfg, command="batched_bench trainer")
     run = json.loads((out / "run.json").read_text())
-    return {"trainer": "cardzoo.training.ppo_batched", "steps": run["steps"], "num_envs": cfg.num_envs,
+    return {"trainer": "cardzoo.training.ppo_batched", "features": features, "steps": run["steps"],
+            "num_envs": cfg.num_envs,
             "num_steps": cfg.num_steps, "minibatch_size": cfg.minibatch_size, "epochs": cfg.update_epochs,
             "wall_seconds": run["learn_seconds"], "cpu_seconds": run["learn_cpu_seconds"],
             "steps_per_second": round(run["steps"] / run["learn_seconds"]),
@@ -405,45 +409,60 @@ def _pooled(runs: list[dict]) -> dict:
             "steps_per_cpu_second": round(steps / sum(r["cpu_seconds"] for r in runs))}
 
 
+FEATURES = "rope_team_scores"  # the shipped Rope Team recipe's inputs (the policy ``learned`` plays)
+
+
 def trainer(out: Path, sb3_steps: int, batched_steps: int, threads: int, rounds: int) -> dict:
-    """Both trainers, alternating, ``rounds`` times each in this process; ratios of the pooled rates and per round."""
+    """The trainers, alternating, ``rounds`` times each in this process; ratios of the pooled rates and per round:
+    SB3 against the batched trainer, and the batched trainer with ``FEATURES`` against without."""
     import tempfile
 
     load_before = _machine()["load_average"]
-    sb3, batched, batched_4096 = [], [], []
+    sb3, batched, batched_4096, featured = [], [], [], []
+
+    def run_batched(runs: list, label: str, **options) -> None:
+        with tempfile.TemporaryDirectory() as tmp:
+            runs.append({**batched_trainer_rate(batched_steps, threads, Path(tmp), **options),
+                         "load_average": _machine()["load_average"]})
+        print(f"round {i + 1}: {label} {runs[-1]['steps_per_second']:,} steps/s "
+              f"({runs[-1]['steps_per_cpu_second']:,} per CPU-s)", flush=True)
+
     for i in range(rounds):
         sb3.append(sb3_rate(sb3_steps, threads))
         print(f"round {i + 1}: sb3 {sb3[-1]['steps_per_second']:,} steps/s "
               f"({sb3[-1]['steps_per_cpu_second']:,} per CPU-s)", flush=True)
-        with tempfile.TemporaryDirectory() as tmp:
-            batched.append(batched_trainer_rate(batched_steps, threads, Path(tmp)))
-        print(f"round {i + 1}: batched {batched[-1]['steps_per_second']:,} steps/s "
-              f"({batched[-1]['steps_per_cpu_second']:,} per CPU-s)", flush=True)
-        with tempfile.TemporaryDirectory() as tmp:  # with minibatches twice SB3's, the earlier default
-            batched_4096.append(batched_trainer_rate(batched_steps, threads, Path(tmp), minibatch_size=4096))
-        print(f"round {i + 1}: batched, minibatch 4096: {batched_4096[-1]['steps_per_second']:,} steps/s "
-              f"({batched_4096[-1]['steps_per_cpu_second']:,} per CPU-s)", flush=True)
+        run_batched(batched, "batched")
+        run_batched(featured, f"batched with {FEATURES}", features=FEATURES)
+        run_batched(batched_4096, "batched, minibatch 4096", minibatch_size=4096)  # the earlier default
     floor = matmul_floor(threads)
     print(f"matrix products alone: {floor['total']} CPU-us per decision", flush=True)
-    pooled = {"sb3": _pooled(sb3), "batched": _pooled(batched), "batched_minibatch_4096": _pooled(batched_4096)}
+    pooled = {"sb3": _pooled(sb3), "batched": _pooled(batched), "batched_features": _pooled(featured),
+              "batched_minibatch_4096": _pooled(batched_4096)}
+    cpu = {name: p["steps_per_cpu_second"] for name, p in pooled.items()}
     result = {"game": "rope_team_v0", "levels": list(GAMES["rope_team"].levels), "network": "128-128 tanh",
-              "threads": threads, "rounds": rounds, "pooled": pooled,
+              "threads": threads, "rounds": rounds, "features": FEATURES, "pooled": pooled,
               "ratio_wall": round(pooled["batched"]["steps_per_second"] / pooled["sb3"]["steps_per_second"], 2),
-              "ratio_cpu": round(pooled["batched"]["steps_per_cpu_second"] / pooled["sb3"]["steps_per_cpu_second"],
-                                 2),
+              "ratio_cpu": round(cpu["batched"] / cpu["sb3"], 2),
               "ratio_cpu_per_round": [round(b["steps_per_cpu_second"] / s["steps_per_cpu_second"], 2)
                                       for s, b in zip(sb3, batched, strict=True)],
-              "ratio_cpu_minibatch_4096": round(pooled["batched_minibatch_4096"]["steps_per_cpu_second"]
-                                                / pooled["sb3"]["steps_per_cpu_second"], 2),
+              "ratio_cpu_minibatch_4096": round(cpu["batched_minibatch_4096"] / cpu["sb3"], 2),
+              # with features against without: the shipped recipe's speed as a share of the plain trainer's
+              "features_ratio_cpu": round(cpu["batched_features"] / cpu["batched"], 2),
+              "features_ratio_wall": round(pooled["batched_features"]["steps_per_second"]
+                                           / pooled["batched"]["steps_per_second"], 2),
+              "features_ratio_cpu_per_round": [round(f["steps_per_cpu_second"] / b["steps_per_cpu_second"], 2)
+                                               for b, f in zip(batched, featured, strict=True)],
+              "features_target": 0.8,
               "matmul_floor_us_per_decision": floor,
               "bound_cpu_ratio": round(1e6 / pooled["sb3"]["steps_per_cpu_second"] / floor["total"], 2),
-              "sb3": sb3, "batched": batched, "batched_minibatch_4096": batched_4096,
+              "sb3": sb3, "batched": batched, "batched_features": featured, "batched_minibatch_4096": batched_4096,
               "load_average_before": load_before, **_machine()}
     out.mkdir(parents=True, exist_ok=True)
     (out / "trainer.json").write_text(json.dumps(result, indent=1))
     _plot_profile(result, out / "trainer_profile.png")
     print(json.dumps({k: result[k] for k in ("ratio_wall", "ratio_cpu", "ratio_cpu_per_round",
-                                             "ratio_cpu_minibatch_4096", "bound_cpu_ratio")}))
+                                             "ratio_cpu_minibatch_4096", "features_ratio_cpu",
+                                             "features_ratio_cpu_per_round", "bound_cpu_ratio")}))
     return result
 
 
@@ -452,11 +471,16 @@ def _plot_profile(result: dict, path: Path) -> list[Path]:
     from ..report.charts import quantity_chart
 
     values = {}
-    for name, runs in (("SB3", result["sb3"]), ("batched", result["batched"])):
+    for name, runs in (("SB3", result["sb3"]), ("batched", result["batched"]),
+                       (f"batched, {result.get('features')}", result.get("batched_features", []))):
+        if not runs:
+            continue
         for phase in runs[0]["profile_us_per_decision"]:
             values[f"{name}: {phase}"] = float(np.mean([r["profile_us_per_decision"][phase] for r in runs]))
     values["batched: matrix products alone (floor)"] = result["matmul_floor_us_per_decision"]["total"]
-    return quantity_chart(f"PPO on Rope Team, CPU per decision (ratio {result['ratio_cpu']}x per CPU-second)",
+    return quantity_chart(f"PPO on Rope Team, CPU per decision (batched / SB3: {result['ratio_cpu']}x per CPU-second"
+                          + (f"; with features / without: {result['features_ratio_cpu']}" if "features_ratio_cpu"
+                             in result else "") + ")",
                           values, path, x_label="CPU microseconds per decision")
 
 
