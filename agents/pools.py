@@ -51,23 +51,31 @@ class Pool:
 
 
 POOLS: dict[str, Pool] = {
-    # Partners. simple and learned_v1 families on both sides; random is the weak partner.
+    # Partners. Families split across the parts: the simple strategy's convention variants (the trump pair and the
+    # lead-expectation pair one on each side), the two learned_v1 seeds, the two trained policies of learned's recipe
+    # (learned itself, seed 0, is a benchmarked agent, not a partner), the weak partners.
     "rope_team": Pool(
         VERSION,
-        dev=("simple", "learned_v1", "learned_seed1", "random"),
-        test=("learned_v1_seed1", "learned_plain"),
+        dev=("simple", "simple_lead_long", "simple_trump_eager", "simple_trusting", "learned_v1", "learned_plain",
+             "random"),
+        test=("simple_signal", "simple_high_follow", "simple_trump_shy", "simple_wary", "learned_v1_seed1",
+              "learned_seed1", "simple_careless"),
     ),
-    # Partners (silent and talking Summit Rush alike: a silent member just says nothing).
+    # Partners, in the benchmark's talking games (a silent member says nothing). The simple strategy (silent in dev,
+    # talking in test), its convention variants (agents/summit_rush_partners.py; the two "which card" and the two
+    # "turn" variants one on each side), a talking and a silent trained policy, the weak partners.
     "summit_rush": Pool(
         VERSION,
-        dev=("simple", "learned_v1", "random"),
-        test=("simple_talk", "learned_talk"),
+        dev=("simple", "summit_partner_pile", "summit_uncover", "summit_eager_turn", "summit_slow", "learned_talk",
+             "random"),
+        test=("simple_talk", "summit_leftmost", "summit_down", "summit_patient_turn", "learned_v1",
+              "summit_random_card"),
     ),
-    # Opponents.
+    # Opponents: the heuristic and its bidding tempers, a trained policy, a cheap search, random play.
     "rook": Pool(
         VERSION,
-        dev=("heuristic", "random"),
-        test=("learned_v1",),
+        dev=("heuristic", "heuristic_bold", "random"),
+        test=("heuristic_timid", "learned_v1", "search_small"),
     ),
 }
 

@@ -6,11 +6,14 @@ from collections.abc import Callable
 
 from cardzoo.envs.common.errors import OptionError
 
+from .partners import rook as rook_partners
+from .partners import rope_team as rope_partners
 from .random_agent import RandomAgent
 from .rook_heuristic import RookHeuristic
 from .rook_search import RookSearch
 from .rope_team_search import RopeTeamSearch
 from .rope_team_simple import RopeTeamSimple
+from .summit_rush_partners import PARTNERS as SUMMIT_PARTNERS
 from .summit_rush_search import SummitRushSearch
 from .summit_rush_simple import SummitRushSimple
 from .summit_rush_talk import Muted, SummitRushSimpleTalk
@@ -45,6 +48,8 @@ AGENTS: dict[str, dict[str, Callable]] = {
     "simple": {"rope_team_v0": lambda seed: RopeTeamSimple(seed), "summit_rush_v0": SummitRushSimple},
     "simple_talk": {"summit_rush_v0": SummitRushSimpleTalk},  # says the document's calls and listens
     "simple_talk_muted": {"summit_rush_v0": lambda seed: Muted(SummitRushSimpleTalk(seed))},  # an ablation
+    # Summit Rush convention partners for the benchmark's pool: simple with one convention changed each.
+    **{p.name: {"summit_rush_v0": p} for p in SUMMIT_PARTNERS},
     "heuristic": {"rook_v0": RookHeuristic},
     "search": {"rope_team_v0": RopeTeamSearch, "summit_rush_v0": SummitRushSearch, "rook_v0": RookSearch},
     # Trained policies shipped in agents/policies (see its README for the commands that made them).
@@ -62,6 +67,19 @@ AGENTS: dict[str, dict[str, Callable]] = {
     "learned_seed1": {"rope_team_v0": _learned("rope_team_v2_seed1")},  # learned's recipe, seed 1 (cross-play)
     "learned_v1_seed1": {"rope_team_v0": _learned("rope_team_seed1")},
     "learned_plain": {"rope_team_v0": _learned("rope_team_plain")},
+    # Partners with one convention changed on purpose, for the benchmark's pools (agents/partners, agents/pools.py).
+    "simple_lead_long": {"rope_team_v0": rope_partners.LongLead},
+    "simple_signal": {"rope_team_v0": rope_partners.Signal},
+    "simple_high_follow": {"rope_team_v0": rope_partners.HighFollow},
+    "simple_trump_eager": {"rope_team_v0": rope_partners.TrumpEager},
+    "simple_trump_shy": {"rope_team_v0": rope_partners.TrumpShy},
+    "simple_trusting": {"rope_team_v0": rope_partners.Trusting},
+    "simple_wary": {"rope_team_v0": rope_partners.Wary},
+    "simple_careless": {"rope_team_v0": rope_partners.Careless},
+    # Rook's search at the no-peeking tests' small budget: about 20 times the heuristic's time, not 250 (pools).
+    "search_small": {"rook_v0": lambda seed: RookSearch(seed=seed, worlds=2, bid_worlds=3, tries=4)},
+    "heuristic_bold": {"rook_v0": rook_partners.Bold},
+    "heuristic_timid": {"rook_v0": rook_partners.Timid},
 }
 
 
@@ -71,6 +89,7 @@ DESCRIPTIONS = {
     "simple": "the simple strategy from the game's document (Rope Team, Summit Rush; silent in talking games)",
     "simple_talk": "Summit Rush's simple strategy with the document's calls, listening to its partners",
     "simple_talk_muted": "simple_talk with every message replaced by nothing (an ablation)",
+    **{p.name: f"Summit Rush's simple strategy but for one convention -- {p.convention}" for p in SUMMIT_PARTNERS},
     "heuristic": "Rook's heuristic player",
     "search": "determinized search over the hidden cards with the game's baseline as blueprint",
     "learned": "the strongest shipped trained policy of each game",
@@ -80,6 +99,18 @@ DESCRIPTIONS = {
     "learned_seed1": "learned's Rope Team recipe, training seed 1 (for cross-play)",
     "learned_v1_seed1": "learned_v1's Rope Team recipe, training seed 1",
     "learned_plain": "a Rope Team policy that reads the observation alone",
+    "simple_lead_long": "Rope Team's simple strategy, leading from its longest suit among the nearly best leads",
+    "simple_signal": "Rope Team's simple strategy, discarding from its longest suit when void and leading the suit "
+                     "its partner discarded",
+    "simple_high_follow": "Rope Team's simple strategy, following with the highest of equally good cards",
+    "simple_trump_eager": "Rope Team's simple strategy, trumping whenever a trump is nearly as good as the best card",
+    "simple_trump_shy": "Rope Team's simple strategy, discarding instead of trumping whenever nearly as good",
+    "simple_trusting": "Rope Team's simple strategy, valuing a lead by the partner's best reply alone",
+    "simple_wary": "Rope Team's simple strategy, valuing a lead by the mean of the partner's possible replies",
+    "simple_careless": "a deliberately weak Rope Team partner: the simple strategy with a third of its cards random",
+    "search_small": "Rook's search with a small budget (2 worlds a card, 3 a bid, 4 tries): a cheap opponent",
+    "heuristic_bold": "Rook's heuristic player, bidding up to its whole estimate of its points",
+    "heuristic_timid": "Rook's heuristic player, stopping its bids 25 points short of its estimate",
 }
 
 

@@ -50,6 +50,7 @@ class RopeTeamSimple(BitsAgent):
     """The document's simple strategy for one seat (either; observations are seat-relative)."""
 
     name = "simple"
+    lead_mean = LEAD_MEAN  # a class attribute: the convention partners (agents/partners) change it
 
     def __init__(self, seed: int | None = None):
         pass
@@ -85,8 +86,7 @@ class RopeTeamSimple(BitsAgent):
             out.append((card, values[not partner_wins][STEPS[led] + STEPS[card]]))
         return out
 
-    @staticmethod
-    def _lead(cards: list[int], unseen: int, trumps: int, values) -> list[tuple[int, float]]:
+    def _lead(self, cards: list[int], unseen: int, trumps: int, values) -> list[tuple[int, float]]:
         trump_mask = SUIT_MASKS[trumps] if trumps >= 0 else 0
         out = []
         for card in cards:
@@ -111,7 +111,7 @@ class RopeTeamSimple(BitsAgent):
                         weight += n
                         top = max(top, v)
             out.append((card, values[True][steps] if weight == 0 else
-                        LEAD_MEAN * total / weight + (1 - LEAD_MEAN) * top))
+                        self.lead_mean * total / weight + (1 - self.lead_mean) * top))
         return out
 
     # ------------------------------------------------------------------ helpers

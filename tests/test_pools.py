@@ -30,6 +30,28 @@ def test_dev_and_test_are_disjoint_and_nonempty(game):
     assert len(set(p.members())) == len(p.members())
 
 
+@pytest.mark.parametrize("game", [g for g, s in GAMES.items() if s.cooperative])
+def test_cooperative_pools_have_at_least_eight_partners(game):
+    assert len(POOLS[game].members()) >= 8
+
+
+def test_rook_has_at_least_four_opponents():
+    assert len(POOLS["rook"].members()) >= 4
+
+
+def test_convention_families_sit_on_both_sides():
+    """The rule variants of each game's baseline and its trained policies have members in dev and in test, and each
+    part holds a deliberately weak partner, so a dev result says something about test."""
+    families = {"rope_team": (("simple", "simple_"), ("learned",), ("random", "simple_careless")),
+                "summit_rush": (("simple", "summit_"), ("learned",), ("random", "summit_random_card"))}
+    for game, groups in families.items():
+        p = POOLS[game]
+        for prefixes in groups:
+            for part in (p.dev, p.test):
+                assert any(m.startswith(prefixes) for m in part), (game, prefixes, part)
+        assert "random" in p.dev + p.test
+
+
 @pytest.mark.parametrize("game", list(POOLS))
 def test_every_member_is_made_by_the_registry_and_described(game):
     env_id = spec(game).env_id
