@@ -236,9 +236,10 @@ class IllegalBits(BitsAgent):
 """
 
 
-@pytest.mark.parametrize("how", ["a module:callable agent (the env's loop)",
-                                 "a bit-level registry agent (the fast loop)"])
-def test_an_illegal_move_loses_by_the_envs_penalty_and_is_counted(tmp_path, monkeypatch, how):
+@pytest.mark.parametrize("how, game", [("a module:callable agent (the env's loop)", "rope_team"),
+                                       ("a bit-level registry agent (the fast loop)", "rope_team"),
+                                       ("a module:callable agent (the tick loop)", "summit_rush")])
+def test_an_illegal_move_loses_by_the_envs_penalty_and_is_counted(tmp_path, monkeypatch, how, game):
     monkeypatch.syspath_prepend(str(tmp_path))
     code = ILLEGAL_AGENTS + "\n\ndef make(game, seat, seed):\n    return IllegalOnSomeDeals(seed)\n"
     (tmp_path / "illegal_agents.py").write_text(code)
@@ -250,8 +251,8 @@ def test_an_illegal_move_loses_by_the_envs_penalty_and_is_counted(tmp_path, monk
 
         spec = "illegal_bits"
         monkeypatch.setitem(AGENTS, spec, {"rope_team_v0": lambda seed: illegal_agents.IllegalBits()})
-    result = benchmark(spec, games=["rope_team"], games_per_cell=9, pools=POOLS)
-    for cell in result["games"]["rope_team"]["cells"]:
+    result = benchmark(spec, games=[game], games_per_cell=9, pools=POOLS)
+    for cell in result["games"][game]["cells"]:
         seats = (0, 1) if cell["kind"] == "self" else (cell["seat"],)
         from cardzoo.agents.seeding import agent_seed
 
@@ -259,7 +260,7 @@ def test_an_illegal_move_loses_by_the_envs_penalty_and_is_counted(tmp_path, monk
         assert [d == "I" for d in cell["deals"]] == expected, cell["deals"]
         assert cell["illegal"] == sum(expected) == cell["outcomes"].get("illegal", 0) > 0
         assert cell["errors"] == 0 and cell["wins"] <= 9 - cell["illegal"]
-    assert result["games"]["rope_team"]["headline"]["illegal"] > 0
+    assert result["games"][game]["headline"]["illegal"] > 0
 
 
 def test_an_agent_that_raises_or_returns_no_action_is_named_and_the_other_cells_run(tmp_path):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import shlex
 from pathlib import Path
 
@@ -26,7 +27,8 @@ def benchmark_cmd(args: argparse.Namespace) -> None:
         raise CommandError(f"two agents would write the same result files ({', '.join(stems)}): benchmark them one "
                            "at a time with --name")
     command = "cardzoo " + shlex.join(args.argv) if getattr(args, "argv", None) else None
-    kwargs = {"games": args.only, "budget": args.budget, "games_per_cell": args.games, "workers": args.workers,
+    kwargs = {"games": args.only, "budget": args.budget, "games_per_cell": args.games,
+              "workers": args.workers or os.cpu_count() or 1,
               "cache": args.cache, "progress": not args.quiet, "command": command}
     if args.reference:
         from cardzoo.envs.registry import GAMES as REGISTRY
@@ -69,13 +71,13 @@ def add_benchmark(sub) -> None:
     size.add_argument("--budget", choices=tuple(BUDGETS), default="quick",
                       help="games per cell: " + ", ".join(f"{k} {v}" for k, v in BUDGETS.items()) + " (default quick)")
     size.add_argument("--games", type=number(int, 1), default=None, help="games per cell (a custom budget)")
-    b.add_argument("--only", nargs="+", type=game, help=f"only these games ({GAMES}); default every game the agent "
-                   "plays")
+    b.add_argument("--only", nargs="+", type=game, metavar="GAME",
+                   help=f"only these games ({GAMES}); default every game the agent plays")
     b.add_argument("--reference", help="the agent compared deal by deal (default: each game's baseline)")
     b.add_argument("--out", default="reports/benchmark", help="folder for <agent>.json/.md/.png "
                    "(default reports/benchmark)")
     b.add_argument("--name", help="the result files' name (default from the agent spec)")
-    b.add_argument("--workers", type=number(int, 1), default=None, help="processes (default 1)")
+    b.add_argument("--workers", type=number(int, 1), default=None, help="processes (default: all cores)")
     b.add_argument("--cache", help="folder for finished chunks of games, so an interrupted run resumes")
     b.add_argument("--backend", choices=("local", "ray"), default="local",
                    help="local processes (--workers), or Ray tasks on a cluster: the same games, the same result")

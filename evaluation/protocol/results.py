@@ -109,8 +109,9 @@ def heatmap(result: Mapping[str, Any], path: Path) -> None:
 
     plt = charts._pyplot()
     games = list(result["games"].values())
-    fig, axes = plt.subplots(len(games), 1, figsize=(12, 1.2 + 1.1 * sum(len(g["settings"]) for g in games)),
-                             squeeze=False)
+    columns = max(len({(c["partner"], c["part"], c["seat"]) for c in g["cells"]}) for g in games)
+    height = sum(1.6 + 0.45 * len(g["settings"]) for g in games)
+    fig, axes = plt.subplots(len(games), 1, figsize=(max(8.0, 2.5 + 0.4 * columns), height), squeeze=False)
     for ax, game in zip(axes[:, 0], games, strict=True):
         columns = list(dict.fromkeys((c["partner"], c["part"], c["seat"]) for c in game["cells"]))
         rows = [s["name"] for s in game["settings"]]

@@ -205,8 +205,10 @@ def benchmark(agent: str, games: Sequence[str] | None = None, budget: str = "qui
     """Score ``agent`` (a registry name, a ``.npz`` policy file or ``module:callable``) by ``benchmark_v1``: every
     cell of ``games`` (default: every game it plays) on the budget's games per cell (``games_per_cell`` overrides
     it: a custom budget), with ``pools`` (game -> pool; default ``cardzoo.agents.pools``) and the paired
-    comparison against ``reference`` (game -> spec; default each game's baseline) on the same deals. Returns the
-    result, JSON-ready (:func:`cardzoo.evaluation.protocol.results.write` writes it with its table and chart)."""
+    comparison against ``reference`` (game -> spec; default each game's baseline) on the same deals; ``workers``
+    processes (default 1: this one) or ``executor`` (e.g. ``ray_backend.RayExecutor``), finished chunks kept in
+    ``cache``. Returns the result, JSON-ready (:func:`cardzoo.evaluation.protocol.results.write` writes it with its
+    table and chart)."""
     n = cell_games(budget, games_per_cell)
     chosen, skipped = _playable(agent, games)
     pools = _pools_of(chosen, pools)
