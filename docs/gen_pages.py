@@ -3,6 +3,7 @@
 - ``games/<game>.md``: the env's docstring (its documentation page: spaces, observation slices, rewards, info,
   options, version history), a rendered table, and the rules and rulings of ``seeds/<game>.md``;
 - ``report.md``: the committed evaluation report, ``evaluation/results/report/summary.md`` with its charts;
+- ``results/benchmark/<agent>.md``: each committed benchmark result with its heat map (the leaderboard links them);
 - ``results/<path>.png``: the committed result charts that the pages show (``![...](results/...)`` in a page under
   ``docs/``), copied from ``evaluation/results/``;
 - ``reference/<package>.md``: the API reference (mkdocstrings) of every module;
@@ -200,6 +201,13 @@ def report_page() -> None:
                 "that version, made by `cardzoo evaluate --full --out evaluation/results/report`.\n")
 
 
+def benchmark_results() -> None:
+    folder = ROOT / "evaluation" / "results" / "benchmark"
+    for source in sorted([*folder.glob("*.md"), *folder.glob("*.png")]):
+        with mkdocs_gen_files.open(f"results/benchmark/{source.name}", "wb") as f:
+            f.write(source.read_bytes())
+
+
 def reference_pages() -> None:
     for package in REFERENCE:
         modules = sorted(p for p in (ROOT / package).rglob("*.py") if "policies" not in p.parts
@@ -225,5 +233,6 @@ if __name__ in ("<run_path>", "__main__"):  # mkdocs-gen-files runs the script; 
     game_pages()
     result_images()
     report_page()
+    benchmark_results()
     reference_pages()
     changelog_page()
