@@ -1,6 +1,7 @@
 """The leaderboard, generated from the committed benchmark results (``evaluation/results/benchmark/*.json``) so no
 figure is typed by hand: ``python -m cardzoo.evaluation.protocol.leaderboard`` writes ``docs/leaderboard.md`` and
-the README's benchmark table (between the ``<!-- benchmark -->`` markers); tests/test_leaderboard.py checks both
+the README's benchmark table (between the ``<!-- benchmark -->`` markers; ``python -m
+cardzoo.evaluation.report.headline`` writes it too, with the report's table); tests/test_leaderboard.py checks both
 equal what this writes.
 """
 
