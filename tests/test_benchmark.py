@@ -108,6 +108,21 @@ def test_a_module_callable_agent_from_a_temporary_file_is_scored(tmp_path):
     assert module.CALLS[-2:] == [("rope_team", 1, 7), ("rope_team", 1, 8)]
 
 
+def test_a_policy_file_is_scored_on_its_game_and_the_others_are_said_to_be_skipped():
+    from pathlib import Path
+
+    path = str(Path(__file__).resolve().parents[1] / "agents" / "policies" / "rope_team_v2.npz")
+    result = benchmark(path, games_per_cell=2, pools=POOLS)
+    assert list(result["games"]) == ["rope_team"] and set(result["skipped"]) == {"summit_rush", "rook"}
+    assert "trained on rope_team_v0, not rook_v0" in result["skipped"]["rook"]
+    with open(path, "rb") as f:
+        assert result["games"]["rope_team"]["digest"] == "sha256:" + hashlib.sha256(f.read()).hexdigest()
+    # the same weights as the registry's learned: the same games
+    learned = benchmark("learned", games=["rope_team"], games_per_cell=2, pools=POOLS)
+    assert [c["deals"] for c in result["games"]["rope_team"]["cells"]] == [
+        c["deals"] for c in learned["games"]["rope_team"]["cells"]]
+
+
 def test_the_template_agent_is_a_working_spec():
     result = benchmark(RANDOM_AGENT, games=["summit_rush"], games_per_cell=2, pools=POOLS)
     cells = result["games"]["summit_rush"]["cells"]
