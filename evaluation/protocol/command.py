@@ -42,10 +42,11 @@ def benchmark_cmd(args: argparse.Namespace) -> None:
             print(f"{agent}: {path} (+ .md, .png)")
             for g in result["games"].values():
                 h = g["headline"]
-                self_play = f"self-play {pct(h['self']['rate'])}, " if h["self"] else ""
-                print(f"  {g['title']}: {self_play}dev pool {pct(h['cross']['dev']['rate'])}, test pool "
-                      f"{pct(h['cross']['test']['rate'])}; worst {h['worst']['partner']} {pct(h['worst']['rate'])}; "
-                      f"illegal moves {h['illegal']}, errors {h['errors']}", flush=True)
+                rate = {k: pct(v["rate"]) if v else "–" for k, v in (("self", h["self"]), *h["cross"].items())}
+                worst = f"worst {h['worst']['partner']} {pct(h['worst']['rate'])}; " if h["worst"] else ""
+                print(f"  {g['title']}: " + (f"self-play {rate['self']}, " if h["self"] else "")
+                      + f"dev pool {rate['dev']}, test pool {rate['test']}; {worst}illegal moves {h['illegal']}, "
+                      f"errors {h['errors']}", flush=True)
 
     if args.backend == "local":
         if args.address:

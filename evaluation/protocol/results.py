@@ -93,7 +93,7 @@ def markdown(result: Mapping[str, Any]) -> str:
         lines += ["", f"| {who} | part | agent as player_0 | agent as player_1 | both seats | outcomes |",
                   "|---|---|---:|---:|---:|---|"]
         for member, m in h["members"].items():
-            outcomes = ", ".join(f"{k} {v}" for k, v in m["outcomes"].items())
+            outcomes = ", ".join(f"{k} {v:,}" for k, v in sorted(m["outcomes"].items(), key=lambda kv: -kv[1]))
             lines.append(f"| {member} | {m['part']} | {pct(m['by_seat'][0])} | {pct(m['by_seat'][1])} | "
                          f"{_rate(m)} | {outcomes} |")
         errors = [e for c in game["cells"] for e in c["error_examples"]]

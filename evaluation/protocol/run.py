@@ -174,7 +174,9 @@ def _pools_of(games: Sequence[str], pools: Mapping[str, Any] | None) -> dict[str
 def _playable(agent: str, games: Sequence[str] | None) -> tuple[list[str], dict[str, str]]:
     """The games to benchmark ``agent`` on, and why any registered game is left out. Games named explicitly must
     all be playable; otherwise a game the agent does not play is skipped, and none at all is an error."""
-    chosen = list(GAMES) if games is None else [GAMES[g].name if g in GAMES else _game(g) for g in games]
+    if isinstance(games, str):  # one game named as a string, not its letters
+        games = [games]
+    chosen = list(GAMES) if games is None else list(dict.fromkeys(_game(g) for g in games))
     playable, skipped = [], {}
     for game in chosen:
         try:
