@@ -9,6 +9,11 @@ Each pool mixes conventions on purpose, and each convention family sits on both 
 so that a dev result predicts the test result: the document's simple strategy and rule variants that each change
 one convention of it, independently trained policies (different seeds, different inputs), and a deliberately
 weak partner. ``pools_v1`` is the version the benchmark's protocol names; changing a member changes the version.
+
+Every member plays at about numpy speed, since the benchmark plays every member with every agent it scores. So the
+search agents are not in the cooperative pools: at their registry budget a decision takes them far longer than a
+member's (the pool page, ``evaluation/results/pools/summary.md``, gives both). Rook's opponent pool has the search
+at the small budget of the no-peeking tests (``search_small``), whose time is on that page too.
 """
 
 from __future__ import annotations
@@ -52,12 +57,13 @@ class Pool:
 
 POOLS: dict[str, Pool] = {
     # Partners. Families split across the parts: the simple strategy's convention variants (the trump pair and the
-    # lead-expectation pair one on each side), the two learned_v1 seeds, the two trained policies of learned's recipe
-    # (learned itself, seed 0, is a benchmarked agent, not a partner), the weak partners.
+    # lead-expectation pair one on each side), the two learned_v1 seeds, the trained policies of learned's recipe
+    # (learned itself, seed 0, is a benchmarked agent, not a partner: seed 1 in test, the entropy-bonus run in dev),
+    # the policy that reads the observation alone, the weak partners.
     "rope_team": Pool(
         VERSION,
-        dev=("simple", "simple_lead_long", "simple_trump_eager", "simple_trusting", "learned_v1", "learned_plain",
-             "random"),
+        dev=("simple", "simple_lead_long", "simple_trump_eager", "simple_trusting", "learned_v1", "learned_entropy",
+             "learned_plain", "random"),
         test=("simple_signal", "simple_high_follow", "simple_trump_shy", "simple_wary", "learned_v1_seed1",
               "learned_seed1", "simple_careless"),
     ),

@@ -67,6 +67,7 @@ AGENTS: dict[str, dict[str, Callable]] = {
     "learned_seed1": {"rope_team_v0": _learned("rope_team_v2_seed1")},  # learned's recipe, seed 1 (cross-play)
     "learned_v1_seed1": {"rope_team_v0": _learned("rope_team_seed1")},
     "learned_plain": {"rope_team_v0": _learned("rope_team_plain")},
+    "learned_entropy": {"rope_team_v0": _learned("rope_team_entropy")},  # learned's recipe, a 5x entropy bonus
     # Partners with one convention changed on purpose, for the benchmark's pools (agents/partners, agents/pools.py).
     "simple_lead_long": {"rope_team_v0": rope_partners.LongLead},
     "simple_signal": {"rope_team_v0": rope_partners.Signal},
@@ -99,6 +100,7 @@ DESCRIPTIONS = {
     "learned_seed1": "learned's Rope Team recipe, training seed 1 (for cross-play)",
     "learned_v1_seed1": "learned_v1's Rope Team recipe, training seed 1",
     "learned_plain": "a Rope Team policy that reads the observation alone",
+    "learned_entropy": "learned's Rope Team recipe with a five times larger entropy bonus, seed 2 (a pool partner)",
     "simple_lead_long": "Rope Team's simple strategy, leading from its longest suit among the nearly best leads",
     "simple_signal": "Rope Team's simple strategy, discarding from its longest suit when void and leading the suit "
                      "its partner discarded",

@@ -3,8 +3,9 @@
 Each class below is :class:`~cardzoo.agents.summit_rush_simple.SummitRushSimple` (the document's simple but careful
 strategy: a joint plan of runs of face-up cards, seat p plays the run on pile p, a stock card is turned only when
 nothing fits any pile and then only by the seat that has turned fewest) with exactly one of its conventions
-replaced, on purpose. Two players of the same convention agree with each other; a player of another convention
-(or `simple`) does not, which is what cross-play with strangers measures:
+replaced, on purpose. Each is a consistent way to play; a team that mixes conventions pays for it (one card reached
+for twice, a run nobody serves, two stock cards turned where one was needed, ticks lost waiting), which is what
+cross-play with strangers measures:
 
 ======================  ==================  ===================================================================
 name                    convention          instead of simple's
@@ -17,11 +18,14 @@ summit_eager_turn       who turns           turns its stock whenever nothing fit
 summit_patient_turn     when to turn        the seat whose turn it is waits two idle ticks before turning
 summit_slow             speed               acts every other tick only (waits on the others)
 summit_random_card      (weak partner)      a uniformly random fitting card onto any pile, no plan
+summit_talk_deliver     what a call means   (simple_talk's) "I need a <rank>" asks the partner to deliver it
 ======================  ==================  ===================================================================
 
 Everything else is simple's: the same observation decoding (observation and mask only, :class:`BitsAgent`), the
 same memory of who turned how many stock cards, and in a talking game they say nothing (message 0) and ignore what
-they hear. Only ``summit_random_card`` draws random numbers (its seed, from ``reset``); the others are
+they hear -- all but ``summit_talk_deliver``, which is ``simple_talk`` (:mod:`cardzoo.agents.summit_rush_talk`, the
+simple strategy saying the document's calls) with one talking convention changed, and silent simple in a silent
+game. Only ``summit_random_card`` draws random numbers (its seed, from ``reset``); the others are
 deterministic functions of what the seat has observed.
 """
 
@@ -29,9 +33,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from cardzoo.envs.summit_rush.rules import COVER_MASK, N_PEAKS
+from cardzoo.envs.summit_rush.rules import COVER_MASK, N_PEAKS, SAY_NEED, SAY_NOTHING, SAY_ON_PILE
 
 from .summit_rush_simple import _ALL, SummitRushSimple, Table
+from .summit_rush_talk import SummitRushSimpleTalk
 
 
 def _grank(card: int) -> int:
@@ -240,5 +245,34 @@ class RandomCard(Partner):
         return moves[int(self.rng.integers(len(moves)))], 0
 
 
-PARTNERS: tuple[type[Partner], ...] = (PartnerPile, Leftmost, Uncover, Down, EagerTurn, PatientTurn, Slow,
-                                       RandomCard)
+class TalkDeliver(SummitRushSimpleTalk):
+    """What a call means: ``simple_talk`` says "I need a <rank>" when nothing fits its pile, and a listener takes
+    it as news only. Here the call asks the partner to deliver: a player who hears a partner's fresh "I need a
+    <rank>" plays a free card of that rank onto the caller's pile (the leftmost, if one fits there) before anything
+    else, and the caller leaves such a card to its partner for that tick (it waits rather than play it itself).
+    Either way it says nothing in that tick (its own calls were about the move it no longer makes). Beside
+    ``simple_talk`` the caller's partner does not deliver, or both reach for the same card."""
+
+    name = "summit_talk_deliver"
+    convention = "what a call means: 'I need a <rank>' asks the partner to play it onto the caller's pile"
+
+    def choose(self, table: Table, legal: int, bits: int, n_actions: int) -> tuple[int, int]:
+        move, message = super().choose(table, legal, bits, n_actions)
+        n, me = table.piles, table.seat
+        if n_actions == N_PEAKS * n + 2:  # silent: nothing is called
+            return move, message
+        wait = N_PEAKS * n + 1
+        needs = [m[0] - SAY_NEED if m is not None and m[1] == 0 and SAY_NEED <= m[0] < SAY_ON_PILE else None
+                 for m in table.heard]  # each seat's rank (index 0..12 for 2..A) called last tick
+        for q in range(n):
+            if q != me and needs[q] is not None:
+                for pos in fitting(table, legal, q):
+                    if table.cards[pos] % 13 == needs[q]:
+                        return pos * n + q, SAY_NOTHING
+        if needs[me] is not None and move < N_PEAKS * n and table.cards[move // n] % 13 == needs[me] and n > 1:
+            return wait, SAY_NOTHING
+        return move, message
+
+
+PARTNERS: tuple[type[SummitRushSimple], ...] = (PartnerPile, Leftmost, Uncover, Down, EagerTurn, PatientTurn, Slow,
+                                                RandomCard, TalkDeliver)

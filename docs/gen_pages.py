@@ -4,6 +4,7 @@
   options, version history), a rendered table, and the rules and rulings of ``seeds/<game>.md``;
 - ``report.md``: the committed evaluation report, ``evaluation/results/report/summary.md`` with its charts;
 - ``results/benchmark/<agent>.md``: each committed benchmark result with its heat map (the leaderboard links them);
+- ``pools.md``: the partner pools and their diversity, ``evaluation/results/pools/summary.md`` with its heat maps;
 - ``results/<path>.png``: the committed result charts that the pages show (``![...](results/...)`` in a page under
   ``docs/``), copied from ``evaluation/results/``;
 - ``reference/<package>.md``: the API reference (mkdocstrings) of every module;
@@ -208,6 +209,13 @@ def benchmark_results() -> None:
             f.write(source.read_bytes())
 
 
+def pools_page() -> None:
+    """The partner pools page: the diversity study's Markdown, made from its committed JSON."""
+    folder = ROOT / "evaluation" / "results" / "pools"
+    with mkdocs_gen_files.open("pools.md", "w") as f:
+        f.write(local_links((folder / "summary.md").read_text(), folder, "pools.md"))
+
+
 def reference_pages() -> None:
     for package in REFERENCE:
         modules = sorted(p for p in (ROOT / package).rglob("*.py") if "policies" not in p.parts
@@ -234,5 +242,6 @@ if __name__ in ("<run_path>", "__main__"):  # mkdocs-gen-files runs the script; 
     result_images()
     report_page()
     benchmark_results()
+    pools_page()
     reference_pages()
     changelog_page()

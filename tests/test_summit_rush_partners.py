@@ -27,19 +27,22 @@ from cardzoo.agents.summit_rush_partners import (
     PatientTurn,
     RandomCard,
     Slow,
+    TalkDeliver,
     Uncover,
 )
 from cardzoo.agents.summit_rush_simple import SummitRushSimple
+from cardzoo.agents.summit_rush_talk import SummitRushSimpleTalk
 from cardzoo.envs import summit_rush_v0
 from cardzoo.envs.common.cards import CARD_NAMES
 from cardzoo.envs.summit_rush import rules
 from cardzoo.envs.summit_rush.observer import decode
-from cardzoo.envs.summit_rush.rules import N_PEAKS, Config
+from cardzoo.envs.summit_rush.rules import N_PEAKS, SAY_NEED, SAY_NOTHING, Config
 
 from .hidden_worlds import GAMES, Diverged, check_no_peeking
 
 NAMES = [p.name for p in PARTNERS]
 GAME = "summit_rush_v0"
+TALKERS = {TalkDeliver.name}  # the partners whose convention is a talking one; the others say nothing
 
 
 def test_every_partner_is_registered_and_described():
@@ -77,18 +80,24 @@ def play(options: dict, seed: int, names: list[str]) -> tuple[dict, list[dict]]:
 
 @pytest.mark.parametrize("name", NAMES)
 def test_partner_plays_every_level_and_variant_and_says_nothing(name):
-    """With itself and beside simple, every setting: no illegal action (the env raises), the game ends by the rules,
-    and in a talking game every action carries message 0 (these partners are silent by convention)."""
-    outcomes = set()
+    """With itself and beside simple (simple_talk for a talking partner), every setting: no illegal action (the env
+    raises), the game ends by the rules, and in a talking game every action carries message 0 unless the
+    partner's convention is a talking one (which then does talk)."""
+    outcomes, said = set(), 0
+    mate = "simple_talk" if name in TALKERS else "simple"
     for i, options in enumerate(settings()):
         players = 1 if options.get("solo") else options.get("players", 2)
         moves = N_PEAKS * players + 2
-        for team in ([name], [name, "simple"]):
+        for team in ([name], [name, mate]):
             info, log = play(options, seed=i, names=team)
             outcomes.add(info["outcome"])
             assert info["outcome"] in ("win", "stuck", "time", "tick_limit")
-            assert all(0 <= a < moves for actions in log for a in actions.values()), (name, options)
+            mine = [a for actions in log for seat, a in enumerate(actions.values()) if team[seat % len(team)] == name]
+            said += sum(a >= moves for a in mine)
+            if name not in TALKERS or not options["talk"]:
+                assert all(0 <= a < moves for a in mine), (name, options)
     assert "win" in outcomes
+    assert (said > 0) == (name in TALKERS)
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -124,7 +133,7 @@ class _PeeksAtItsStock(Leftmost):
 
     def act_bits(self, bits, legal, size=None, n_actions=None):
         seen = decode(bits, size, n_actions)
-        live = [o for o in gc.get_objects() if isinstance(o, rules.State) and o.outcome is None
+        live = [o for o in gc.get_objects() if type(o) is rules.State and o.outcome is None
                 and tuple(o.tops) == seen.tops and o.present == seen.present]
         card = live[-1].stock_card(seen.seat) if live else None
         turn = N_PEAKS * seen.piles
@@ -258,3 +267,38 @@ def test_random_card_plays_any_fitting_card_onto_any_pile():
     assert chosen == {play_at(18, 0), play_at(27, 0), play_at(25, 1)}
     s, obs = position(NOTHING_FITS)
     assert {decide(RandomCard(seed), s, obs, 1) for seed in range(10)} == {WAIT}  # simple's stock rule
+
+
+def talking_position(bottom: dict[int, str], said: dict[int, int]):
+    """``position`` in a talking game one tick in, each seat in ``said`` having said that message last tick."""
+    s, _ = position(bottom)
+    cfg = Config(players=2, stock=2, time_limit=None, talk=True)
+    s.config = cfg
+    s.tick = 1
+    for seat, message in said.items():
+        s.said[seat] = (message, 0)
+    return s, summit_rush_v0.Observer(cfg)
+
+
+def talk_decide(agent, s: rules.State, observer, seat: int) -> tuple[int, int]:
+    """(move, message) of ``agent`` at ``seat``: every message goes with every legal move, as the env's mask."""
+    n_moves = s.config.n_moves
+    legal = rules.legal_bits(s, seat)
+    mask = np.tile(np.array([legal >> a & 1 for a in range(n_moves)], np.int8), s.config.n_messages)
+    action = agent.act(observer.observe(s, seat), mask)
+    return action % n_moves, action // n_moves
+
+
+def test_talk_deliver_plays_what_the_partner_called_for_onto_its_pile():
+    # Seat 1 (QC) said "I need a Jack" last tick; the JS at 27 has come free. Pile 0 (5C) takes the 4H at 18.
+    jack = SAY_NEED + CARD_NAMES.index("JC")  # the rank index of the Jack
+    s, obs = talking_position({18: "4H", 27: "JS"}, {1: jack})
+    assert talk_decide(SummitRushSimpleTalk(), s, obs, 0)[0] == play_at(18, 0)  # its own run: the call is news
+    assert talk_decide(TalkDeliver(), s, obs, 0) == (play_at(27, 1), SAY_NOTHING)  # delivers the Jack
+    # The caller leaves the Jack to its partner for this tick; simple_talk plays it itself.
+    assert talk_decide(SummitRushSimpleTalk(), s, obs, 1)[0] == play_at(27, 1)
+    assert talk_decide(TalkDeliver(), s, obs, 1) == (WAIT, SAY_NOTHING)
+    # Without the call it plays as simple_talk does.
+    s, obs = talking_position({18: "4H", 27: "JS"}, {})
+    for seat in (0, 1):
+        assert talk_decide(TalkDeliver(), s, obs, seat) == talk_decide(SummitRushSimpleTalk(), s, obs, seat)
