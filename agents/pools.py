@@ -69,11 +69,12 @@ POOLS: dict[str, Pool] = {
     ),
     # Partners, in the benchmark's talking games (a silent member says nothing). The simple strategy (silent in dev,
     # talking in test), its convention variants (agents/summit_rush_partners.py; the two "which card" and the two
-    # "turn" variants one on each side), a talking and a silent trained policy, the weak partners.
+    # "turn" variants one on each side; what a call means, in dev), a talking and a silent trained policy, the weak
+    # partners.
     "summit_rush": Pool(
         VERSION,
-        dev=("simple", "summit_partner_pile", "summit_uncover", "summit_eager_turn", "summit_slow", "learned_talk",
-             "random"),
+        dev=("simple", "summit_partner_pile", "summit_uncover", "summit_eager_turn", "summit_slow",
+             "summit_talk_deliver", "learned_talk", "random"),
         test=("simple_talk", "summit_leftmost", "summit_down", "summit_patient_turn", "learned_v1",
               "summit_random_card"),
     ),

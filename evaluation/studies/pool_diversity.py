@@ -26,7 +26,7 @@ cooperative pools), in one game per setting with the game's baseline, in each se
 ``--opponent-rounds`` single rounds against the heuristic (seats alternating) for its time per decision, measured as
 above; the rounds it wins are reported beside it.
 
-Run (two processes; the committed results took 8 minutes on the shared machine, under a load of 7 to 10)::
+Run (two processes; the committed results took 11 minutes on the shared machine, under a load of 7 to 10)::
 
     nice -n 5 python -m cardzoo.evaluation.studies.pool_diversity --games 60 --observe-games 4 --opponent-rounds 200 \
         --workers 2
