@@ -70,3 +70,18 @@ def test_the_findings_say_whether_the_self_play_lead_holds(two):
 def test_the_readme_markers_are_required(two):
     with pytest.raises(ValueError, match="benchmark"):
         leaderboard.readme_with_table("no markers", two)
+
+
+def test_the_costliest_partner_is_read_against_the_reference_with_the_same_partner(two):
+    learned = copy.deepcopy(two[1]["games"]["rope_team"])
+    member, mine, ref = leaderboard._relative(learned)
+    cells = [c for c in learned["cells"] if c["partner"] == member]
+    assert mine == sum(c["wins"] for c in cells) / sum(c["games"] for c in cells)
+    assert ref == sum(c["reference_wins"] for c in cells) / sum(c["games"] for c in cells)
+    other = next(m for m in ("simple", "random") if m != member)
+    for cell in learned["cells"]:  # the reference now wins every game with the other member
+        if cell["partner"] == other:
+            cell["reference_wins"] = cell["games"]
+    assert leaderboard._relative(learned)[0] == other
+    assert f"costs it most against `simple` is `{other}`" in " ".join(
+        leaderboard.findings([two[0], {**two[1], "games": {"rope_team": learned}}], "rope_team"))

@@ -94,9 +94,27 @@ def _causes(member: Mapping[str, Any], game: str) -> str:
     return f", most games lost by `{cause}` ({count:,} of {member['games']:,})"
 
 
+def _relative(game_result: Mapping[str, Any]) -> tuple[str, float, float] | None:
+    """The pool member the agent does worst with compared with the reference agent with that same member, on the same
+    deals and seats: (member, agent's rate, reference's rate); None without a reference."""
+    if not game_result.get("reference"):
+        return None
+    rows = {}
+    for cell in game_result["cells"]:
+        if cell["partner"] is not None and "reference_wins" in cell:
+            wins, ref, games = rows.get(cell["partner"], (0, 0, 0))
+            rows[cell["partner"]] = (wins + cell["wins"], ref + cell["reference_wins"], games + cell["games"])
+    if not rows:
+        return None
+    member = min(rows, key=lambda m: ((rows[m][0] - rows[m][1]) / rows[m][2], m))
+    wins, ref, games = rows[member]
+    return member, wins / games, ref / games
+
+
 def findings(results: Sequence[Mapping[str, Any]], game: str) -> list[str]:
-    """Plain sentences read off the results: who leads in self-play and whether the lead holds with the test pool,
-    and which partner breaks each agent, with its most common loss cause."""
+    """Plain sentences read off the results: who leads in self-play and whether the lead holds with the test pool;
+    for each agent its worst partner and, against the reference with the same partner, the partner that costs it
+    most, with the most common way those games are lost."""
     ranked = _ranked(results, game)
     lines = []
     with_self = [r for r in ranked if r["games"][game]["headline"]["self"] is not None]
@@ -110,11 +128,23 @@ def findings(results: Sequence[Mapping[str, Any]], game: str) -> list[str]:
             lines.append(f"- `{best_self['agent']}` leads in self-play but not with the held-out test pool, where "
                          f"`{best_test['agent']}` leads: self-play strength does not carry over to strangers.")
     for r in ranked:
-        h = r["games"][game]["headline"]
+        g = r["games"][game]
+        h = g["headline"]
         worst = h["worst"]
         member = h["members"][worst["partner"]]
-        lines.append(f"- `{r['agent']}` does worst with `{worst['partner']}` ({worst['part']} pool): "
-                     f"{pct(worst['rate'])}{_causes(member, game)}.")
+        text = (f"- `{r['agent']}` does worst with `{worst['partner']}` ({worst['part']} pool): "
+                f"{pct(worst['rate'])}{_causes(member, game)}.")
+        versus = h.get("vs_reference") or {}
+        if versus.get("test") and versus.get("self"):
+            text += (f" Against `{g['reference']}` on the same deals: {100 * versus['self']['difference']:+.1f} "
+                     f"points in self-play, {100 * versus['test']['difference']:+.1f} with the test pool.")
+        relative = _relative(g)
+        if relative is not None:
+            other, mine, ref = relative
+            who = "partner" if h["self"] is not None else "opponent"
+            text += (f" The {who} that costs it most against `{g['reference']}` is `{other}`: {pct(mine)} where "
+                     f"`{g['reference']}` wins {pct(ref)}{_causes(h['members'][other], game)}.")
+        lines.append(text)
     return lines
 
 
