@@ -27,6 +27,14 @@ def test_the_readme_table_is_the_committed_results():
         "cardzoo.evaluation.protocol.leaderboard")
 
 
+def test_every_shipped_agent_is_on_the_leaderboard():
+    agents = {r["agent"] for r in COMMITTED}
+    assert {"random", "simple", "heuristic", "learned", "learned_v1", "search"} <= agents, agents
+    for result in COMMITTED:
+        assert result["protocol"] == "benchmark_v1" and (ROOT / "evaluation/results/benchmark" /
+                                                        f"{result['agent']}.png").is_file()
+
+
 POOLS = {"rope_team": Pool("tiny", ("simple",), ("random",)), "rook": Pool("tiny", ("heuristic",), ("random",))}
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import textwrap
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -178,11 +179,14 @@ def readme_table(results: Sequence[Mapping[str, Any]]) -> str:
     from cardzoo.envs.registry import GAMES
 
     games = _games(results)
-    budgets = sorted({_budget(r) for r in results})
+    counts = Counter(r["games_per_cell"] for r in results)
+    usual = counts.most_common(1)[0][0] if counts else 0
+    others = ", ".join(f"`{r['agent']}` {r['games_per_cell']:,}" for r in sorted(results, key=lambda r: r["agent"])
+                       if r["games_per_cell"] != usual)
     caption = (f"The {VERSION} benchmark of the shipped agents ([leaderboard](docs/leaderboard.md), "
                f"[protocol](docs/benchmark.md)): win rates on reserved deals, self-play and with the held-out test "
                "part of each game's partner pool (Rook: opponent pool), both seats, every setting; "
-               f"{' / '.join(budgets)} games per cell.")
+               f"{usual:,} games per cell" + (f" ({others}: slower, a custom budget)." if others else "."))
     header, keys = ["agent"], []
     for game in games:
         if any(r["games"].get(game, {}).get("headline", {}).get("self") for r in results):
