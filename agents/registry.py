@@ -169,19 +169,29 @@ PREFIXED: dict[str, Callable] = {"llm": _prefixed("cardzoo.agents.llm.specs", "o
 
 
 def make_agent(name: str, game, seed: int | None = None, seat: int | None = None):
-    """The agent called ``name`` for ``game`` (a name, with or without ``_v0``, or an env object); a name ending in
-    ``.npz`` is a policy file's path; ``llm:MODEL`` and ``hf:PATH`` are language models (``PREFIXED``). ``seat`` is
-    the seat the agent plays, when the caller knows it."""
+    """The agent a spec names for ``game`` (a name, with or without ``_v0``, or an env object). A spec is a registry
+    name (``AGENTS``); a path ending in ``.npz`` (a policy file); a prefix of ``PREFIXED`` (``llm:MODEL``); or
+    ``module:callable`` / ``path/to/file.py:callable``, a factory ``callable(game, seat, seed)`` called afresh for
+    every game (see :class:`~cardzoo.agents.factory.FactoryAgent`). ``seat`` (0, 1, ...) is the seat the agent plays,
+    when the caller knows it. A spec that names nothing playable raises ``OptionError`` naming it."""
     prefix = name.split(":", 1)[0] if isinstance(name, str) and ":" in name else None
     if prefix in PREFIXED:  # before the game is reduced to its name
         return PREFIXED[prefix](name, game, seed=seed, seat=seat)
     game = game_name(game)
+    if not isinstance(name, str) or not name.strip():
+        raise OptionError(f"an agent spec must be a non-empty string (a registry name, a .npz policy file or "
+                          f"module:callable), got {name!r}")
     if name.endswith(".npz"):
         return _policy_file(name, game, seed)
     games = AGENTS.get(name)
+    if games is None and ":" in name:
+        from .factory import FactoryAgent
+
+        return FactoryAgent(name, game, seat=seat, seed=seed)
     factory = None if games is None else games.get(game, games.get("*"))
     if factory is None:
-        raise OptionError(f"no agent {name!r} for {game}; agents for it: {', '.join(agent_names(game))}")
+        raise OptionError(f"no agent {name!r} for {game}; agents for it: {', '.join(agent_names(game))} (or a .npz "
+                          "policy file, or module:callable)")
     return factory(seed)
 
 
@@ -190,9 +200,13 @@ def describe(name: str, game) -> str:
     fallback (so a fallback's result is never mistaken for a trained policy's)."""
     agent = make_agent(name, game)
     prefix = name.partition(":")[0] if ":" in name else ""
-    text = DESCRIPTIONS.get(name) or ({"llm": "a language model behind an OpenAI-compatible endpoint",
-                                       "hf": "a local transformers language model"}.get(prefix)
-                                      if prefix in PREFIXED else f"the policy file {name}")
+    if name in DESCRIPTIONS:
+        text = DESCRIPTIONS[name]
+    elif prefix in PREFIXED:
+        text = {"llm": "a language model behind an OpenAI-compatible endpoint",
+                "hf": "a local transformers language model"}.get(prefix, f"the agent {name}")
+    else:
+        text = f"the policy file {name}" if name.endswith(".npz") else f"the agent {name}"
     inner = getattr(agent, "agent", agent)  # Muted wraps the agent
     detail = getattr(inner, "description", "")
     return f"{name}: {text}" + (f". Plays: {detail}" if detail else "")
@@ -202,5 +216,8 @@ def fingerprint(name: str, game) -> str:
     """What identifies an agent's behaviour beyond its name: the weights of a learned agent ("" for the others).
     Evaluation caches key on it, so retrained policies are never served stale results."""
     agent = make_agent(name, game)
+    digest = getattr(agent, "digest", None)  # a module:callable agent: its source file's hash
+    if isinstance(digest, str):
+        return digest
     policies = getattr(agent, "policies", None)
     return "+".join(sorted(p.digest for p in policies.values())) if policies else ""

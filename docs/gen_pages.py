@@ -3,6 +3,7 @@
 - ``games/<game>.md``: the env's docstring (its documentation page: spaces, observation slices, rewards, info,
   options, version history), a rendered table, and the rules and rulings of ``seeds/<game>.md``;
 - ``report.md``: the committed evaluation report, ``evaluation/results/report/summary.md`` with its charts;
+- ``results/benchmark/<agent>.md``: each committed benchmark result with its heat map (the leaderboard links them);
 - ``pools.md``: the partner pools and their diversity, ``evaluation/results/pools/summary.md`` with its heat maps;
 - ``results/<path>.png``: the committed result charts that the pages show (``![...](results/...)`` in a page under
   ``docs/``), copied from ``evaluation/results/``;
@@ -203,6 +204,13 @@ def report_page() -> None:
                 "that version, made by `cardzoo evaluate --full --out evaluation/results/report`.\n")
 
 
+def benchmark_results() -> None:
+    folder = ROOT / "evaluation" / "results" / "benchmark"
+    for source in sorted([*folder.glob("*.md"), *folder.glob("*.png")]):
+        with mkdocs_gen_files.open(f"results/benchmark/{source.name}", "wb") as f:
+            f.write(source.read_bytes())
+
+
 def pools_page() -> None:
     """The partner pools page: the diversity study's Markdown, made from its committed JSON."""
     folder = ROOT / "evaluation" / "results" / "pools"
@@ -304,6 +312,7 @@ if __name__ in ("<run_path>", "__main__"):  # mkdocs-gen-files runs the script; 
     game_pages()
     result_images()
     report_page()
+    benchmark_results()
     pools_page()
     reference_pages()
     text_page()

@@ -1,7 +1,8 @@
-"""The ``cardzoo`` command: ``play``, ``serve``, ``replay``, ``evaluate``, ``train``, ``race`` and ``bench``.
+"""The ``cardzoo`` command: ``play``, ``serve``, ``replay``, ``evaluate``, ``train``, ``race``, ``bench``, ``benchmark``
 
 Each folder owns its commands and this module only assembles them: ``cardzoo.play.commands`` (play, serve,
-replay), ``cardzoo.evaluation.commands`` (evaluate, race, bench) and ``cardzoo.training.commands`` (train, whose
+replay), ``cardzoo.evaluation.commands`` (evaluate, race, bench), ``cardzoo.evaluation.protocol.command``
+(benchmark) and ``cardzoo.training.commands`` (train, whose
 options depend on its ``--backend``, so that is read first). Their help is printed as plain text (:func:`plain`).
 
 Options of an env are given as ``-o name=value`` (values are read as JSON where they parse, e.g.
@@ -27,6 +28,7 @@ from cardzoo.envs.common.argtypes import env_options as _options  # noqa: F401 (
 from cardzoo.envs.common.errors import CardzooError
 from cardzoo.evaluation import commands as evaluation_commands
 from cardzoo.evaluation.commands import bench, evaluate, evaluate_records, race_cmd
+from cardzoo.evaluation.protocol.command import add_benchmark
 from cardzoo.play import commands as play_commands
 from cardzoo.play.commands import host_name, play, play_human, port, replay_cmd, replay_games, serve
 from cardzoo.training import commands as training_commands
@@ -71,6 +73,7 @@ def build_parser(train_backend: str = "sb3") -> argparse.ArgumentParser:
     training_commands.add_parser(sub, train_backend)
     evaluation_commands.add_race(sub)
     evaluation_commands.add_bench(sub)
+    add_benchmark(sub)
     _plain_help(parser)
     return parser
 

@@ -59,7 +59,7 @@ def test_help_is_plain_text(backend):
 
     parser = build_parser(backend)
     subs = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-    assert set(subs.choices) == {"play", "serve", "replay", "evaluate", "train", "race", "bench"}
+    assert set(subs.choices) == {"play", "serve", "replay", "evaluate", "train", "race", "bench", "benchmark"}
     for name, shown in [("cardzoo", parser.format_help())] + [(n, p.format_help()) for n, p in subs.choices.items()]:
         assert shown.strip() and not RAW_REST.search(shown), f"{name} --help: {RAW_REST.search(shown)[0]!r}"
     assert "The cardzoo command: play, serve, replay" in " ".join(parser.format_help().split())

@@ -180,6 +180,21 @@ def test_evaluation_shards_on_ray_and_matches_the_local_run(ray_session):
         assert on_ray == local and [r["seed"] for r in on_ray] == list(range(40))
 
 
+def test_the_benchmark_on_ray_gives_the_local_result(ray_session):
+    from cardzoo.agents.pools import Pool
+    from cardzoo.evaluation.matches.ray_backend import RayExecutor
+    from cardzoo.evaluation.protocol import benchmark
+
+    pools = {"rook": Pool("tiny", ("heuristic",), ("random",))}
+    local, on_ray = (benchmark("random", games=["rook"], games_per_cell=16, pools=pools, executor=executor)
+                     for executor in (None, RayExecutor()))
+    for result in (local, on_ray):  # the CPU times are measurements, not results
+        result["games"]["rook"]["headline"].pop("cpu_ms_per_decision")
+        for cell in result["games"]["rook"]["cells"]:
+            cell.pop("agent_cpu_s")
+    assert on_ray == local and len(local["games"]["rook"]["cells"]) == 4
+
+
 def test_cli_evaluate_on_ray_gives_the_local_report(ray_session, tmp_path):
     from cardzoo.evaluation.cli import main
 

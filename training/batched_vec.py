@@ -24,6 +24,7 @@ import numpy as np
 from stable_baselines3.common.vec_env import VecEnv
 
 from cardzoo.envs.batched import MAX_SEED, BatchedEnv
+from cardzoo.evaluation.protocol.seeds import refuse_benchmark_stream, training_stream_start
 
 
 class BatchedVecEnv(VecEnv):
@@ -50,7 +51,9 @@ class BatchedVecEnv(VecEnv):
     def reset(self):
         first = self._seeds[0]
         if first is None:
-            first = int(np.random.default_rng().integers(MAX_SEED - self.num_envs))
+            first = training_stream_start(np.random.default_rng(), MAX_SEED - self.num_envs)
+        else:
+            refuse_benchmark_stream(first, "training (the batched env's seed stream)")
         obs, self._mask, self._seat = self.engine.reset(seeds=first)
         self._reset_seeds()
         return self._view(obs, self._mask)

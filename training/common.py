@@ -29,6 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from cardzoo.envs.common.argtypes import number
+from cardzoo.evaluation.protocol.seeds import refuse_benchmark_seeds
 
 EVAL_BASE_SEED = 10_000_000
 
@@ -174,6 +175,7 @@ def whole_rollouts(cfg, steps: int) -> int:
 def held_out(levels: Iterable[str], games: int, rate: Callable[[str, list[int]], float]) -> dict[str, float]:
     """``{level: rate(level, seeds)}`` on the held-out deals ``EVAL_BASE_SEED + i``, ``i < games``; ``rate`` plays
     them the trainer's way (its own env, engine or worker pool)."""
+    refuse_benchmark_seeds(EVAL_BASE_SEED, games, "training's held-out evaluation")
     seeds = [EVAL_BASE_SEED + i for i in range(games)]
     return {level: rate(level, seeds) for level in levels}
 

@@ -39,6 +39,7 @@ from pathlib import Path
 import numpy as np
 
 from cardzoo.envs.registry import GAMES as REGISTRY
+from cardzoo.evaluation.protocol.seeds import refuse_benchmark_seeds
 
 from . import common
 from .common import Curve, Evaluations, RunLog, held_out, option, renamed_options
@@ -248,6 +249,7 @@ def _greedy(policy, x: np.ndarray, mask: np.ndarray) -> int:
 def label_round(cfg: DistilConfig, k: int, student: Path | None, log) -> dict[str, np.ndarray]:
     """Round ``k``'s games, labelled in ``workers`` processes, concatenated in game order."""
     seeds = [LABEL_BASE_SEED + cfg.seed * 1_000_000 + k * 10_000 + i for i in range(cfg.games)]
+    refuse_benchmark_seeds(seeds[0], len(seeds), f"distillation round {k}")
     levels = [cfg.levels[i % len(cfg.levels)] for i in range(cfg.games)]
     teacher = {k: v for k, v in (("worlds", cfg.teacher_worlds), ("rollouts", cfg.teacher_rollouts)) if v}
     jobs = [{"game": cfg.game, "levels": levels[w::cfg.workers], "seeds": seeds[w::cfg.workers], "beta": cfg.beta ** k,

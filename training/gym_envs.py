@@ -24,6 +24,8 @@ from collections.abc import Callable, Sequence
 import gymnasium as gym
 import numpy as np
 
+from cardzoo.evaluation.protocol.seeds import training_seed
+
 
 class _CardGameView(gym.Env):
     """What the three views share: spaces from the game's first env, optional input features, game choice."""
@@ -51,7 +53,7 @@ class _CardGameView(gym.Env):
         super().reset(seed=seed)
         if len(self.games) > 1:
             self.env = self.games[self.np_random.choice(len(self.games), p=self.weights)]
-        return self.env, int(self.np_random.integers(2**63))
+        return self.env, training_seed(self.np_random)  # never one of the benchmark's deals
 
     def _inputs(self, obs: dict) -> np.ndarray:
         """What the policy reads for an observation dict: the vector, or the features built from it."""

@@ -60,6 +60,7 @@ from cardzoo.agents.learned import NumpyPolicy
 from cardzoo.envs.batched import make_batched
 from cardzoo.envs.registry import batched
 from cardzoo.evaluation.progress import Progress
+from cardzoo.evaluation.protocol.seeds import refuse_benchmark_stream
 
 from . import common
 from .cleanrl_ppo import Agent
@@ -131,6 +132,8 @@ class Engines:
                                      **options) for level, k in zip(cfg.levels, share, strict=True)]
         # disjoint seed streams: level i's games are first_seed + i * 2**40 + 0, 1, 2, ...
         self.first_seeds = [first_seed + i * 2**40 for i in range(len(self.engines))]
+        for first in self.first_seeds:
+            refuse_benchmark_stream(first, f"the batched trainer's stream of {cfg.game} games")
         # -2: no outcome code is a win (Rook's games are won on the totals: VersusEngines.wins)
         self.win = [e.outcomes.index(game.win) if game.win else -2 for e in self.engines]
         self.features = None

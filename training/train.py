@@ -23,6 +23,7 @@ import numpy as np
 
 from cardzoo.envs.registry import GAMES
 from cardzoo.evaluation.progress import Progress
+from cardzoo.evaluation.protocol.seeds import refuse_benchmark_seeds
 
 from . import common
 from .common import EVAL_BASE_SEED, Curve, Evaluations, RunLog, held_out, option, renamed_options, whole_rollouts
@@ -186,6 +187,7 @@ def imitation_data(cfg: TrainConfig) -> tuple[np.ndarray, np.ndarray, np.ndarray
     scale = GAMES[cfg.game].reward_scale
     obs, masks, actions, returns = [], [], [], []
     for k, level in enumerate(cfg.levels):
+        refuse_benchmark_seeds(cfg.seed * 7_777_777 + k * 1_000_000, cfg.imitate_games, "the imitation warm start")
         env = make_env(env_name, **_env_options(cfg, level))
         agents = [make_agent(cfg.imitate, env_name) for _ in env.possible_agents]
         seat = {a: i for i, a in enumerate(env.possible_agents)}

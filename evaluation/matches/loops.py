@@ -40,6 +40,8 @@ def rope_team_bits_game(options: dict[str, Any], agents: Sequence, seed: int) ->
         legal = rules.legal_mask(s)
         card = agents[seat].act_bits(observe_bits(s, seat), legal)
         if not legal >> card & 1:
+            if options.get("illegal_action") == "penalize":  # the env's penalty: the team loses at once
+                return {"outcome": "illegal", "illegal_by": f"player_{seat}", "returns": [-1.0, -1.0]}
             raise IllegalActionError(f"agent {agents[seat].name} played illegal card {card}")
         rules.play(s, card)
     r = rules.rewards(s)

@@ -12,6 +12,15 @@ or another run sharing the cache, never leaves or reads half a chunk. Each chunk
 count and a SHA-256 of its records; a chunk that fails any check (empty, truncated, not JSON, the wrong games,
 edited) is reported with a ``CacheWarning`` naming the file and the problem, and its games are played again. The
 checksum guards against accidents, not against someone who rewrites it on purpose.
+
+Strict or not. By default (``strict=True``) an agent's illegal move raises and so does an agent's exception: the
+project's agents have no business doing either. A matchup with ``strict=False`` (the benchmark's, which plays
+agents it does not know) plays an illegal move by the env's penalty (``illegal_action="penalize"``: the game is
+lost, its record says ``outcome="illegal"`` and ``illegal_by``), and an agent that raises, or returns something
+that is not an action, ends that game only: its record has ``outcome="error"``, ``error_by`` (the seat) and
+``error`` (the agent, its seat, the env and the game's seed, and what went wrong), and the other games go on.
+Each record of such a matchup also holds ``cpu`` and ``decisions``: each seat's CPU seconds inside its agent's
+``act`` and how many times it was called.
 """
 
 from __future__ import annotations
@@ -21,6 +30,7 @@ import json
 import os
 import sys
 import tempfile
+import time
 import warnings
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
@@ -29,8 +39,11 @@ from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from cardzoo.agents.base import BitsAgent
 from cardzoo.agents.registry import make_agent
+from cardzoo.envs.common.errors import IllegalActionWarning
 from cardzoo.envs.common.record import make_env
 from cardzoo.envs.registry import GAMES
 from cardzoo.evaluation.progress import Progress
@@ -40,15 +53,17 @@ from .loops import FAST_LOOPS, agent_seed
 
 @dataclass(frozen=True)
 class Matchup:
-    """Who plays what: an env with its options, and one agent name per seat (cycled if fewer)."""
+    """Who plays what: an env with its options, and one agent spec per seat (cycled if fewer); ``strict=False``
+    plays illegal moves by the env's penalty and records an agent's failure as that game's (module docstring)."""
 
     env: str
     agents: tuple[str, ...]
     options: tuple[tuple[str, Any], ...] = field(default=())
+    strict: bool = True
 
     @staticmethod
-    def of(env: str, agents: Sequence[str], **options: Any) -> Matchup:
-        return Matchup(env, tuple(agents), tuple(sorted(options.items())))
+    def of(env: str, agents: Sequence[str], strict: bool = True, **options: Any) -> Matchup:
+        return Matchup(env, tuple(agents), tuple(sorted(options.items())), strict)
 
     @property
     def key(self) -> str:
@@ -59,8 +74,11 @@ class Matchup:
         parts = [self.env, self.agents, self.options] + ([versions] if any(versions) else [])
         if self.env in RECORD_VERSIONS:  # records that grew new fields are never read from an older cache
             parts.append(RECORD_VERSIONS[self.env])
+        if not self.strict:
+            parts.append(GUARDED_RECORDS)
         text = json.dumps(parts, sort_keys=True)
-        return f"{self.env}-{'+'.join(self.agents)}-" + hashlib.sha1(text.encode()).hexdigest()[:10]
+        names = "+".join(_file_safe(a) for a in self.agents)
+        return f"{self.env}-{names}-" + hashlib.sha1(text.encode()).hexdigest()[:10]
 
     @property
     def label(self) -> str:
@@ -68,27 +86,118 @@ class Matchup:
         return f"{self.env} {opts} {'+'.join(self.agents)}".strip()
 
 
+GUARDED_RECORDS = "guarded-1"  # the version of a non-strict matchup's records (part of its cache key)
+
+
+def _file_safe(spec: str) -> str:
+    """An agent spec as part of a folder name: a path or ``module:callable`` spec by its last part."""
+    return "".join(c if c.isalnum() or c in "._-" else "_" for c in spec.replace("\\", "/").rsplit("/", 1)[-1])[:40]
+
+
 # ---------------------------------------------------------------------------- one game
+class AgentFailure(Exception):
+    """An agent raised, or returned something that is not an action, in a non-strict matchup's game."""
+
+    def __init__(self, seat: int, problem: str):
+        super().__init__(problem)
+        self.seat = seat
+
+
+def _malformed(action: Any, n_actions: int) -> bool:
+    if isinstance(action, np.ndarray) and action.shape == () and np.issubdtype(action.dtype, np.integer):
+        action = int(action)
+    if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+        return True
+    return not 0 <= action < n_actions
+
+
+class Guarded:
+    """An agent whose failures are its own: an exception from ``reset`` or ``act``, or an action that is not an
+    integer in the action space's range, raises :class:`AgentFailure` naming the seat; an in-range illegal action
+    goes to the env (its penalty). Counts the CPU time spent in ``act`` and the calls."""
+
+    def __init__(self, agent, seat: int, n_actions: int):
+        self.agent, self.seat, self.n_actions = agent, seat, n_actions
+        self.name = getattr(agent, "name", type(agent).__name__)
+        self.cpu = 0.0
+        self.decisions = 0
+
+    def reset(self, seed: int | None = None) -> None:
+        self.cpu, self.decisions = 0.0, 0
+        reset = getattr(self.agent, "reset", None)
+        if reset is None:
+            return
+        try:
+            reset(seed=seed)
+        except Exception as err:
+            raise AgentFailure(self.seat, f"reset raised {type(err).__name__}: {err}") from err
+
+    def _checked(self, call, *args) -> int:
+        start = time.process_time()
+        try:
+            action = call(*args)
+        except Exception as err:
+            raise AgentFailure(self.seat, f"act raised {type(err).__name__}: {err}") from err
+        finally:
+            self.cpu += time.process_time() - start
+            self.decisions += 1
+        if _malformed(action, self.n_actions):
+            raise AgentFailure(self.seat, f"act returned {action!r}, not an action (an integer in "
+                                          f"0..{self.n_actions - 1})")
+        return int(action)
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        return self._checked(self.agent.act, observation, action_mask)
+
+
+class GuardedBits(Guarded, BitsAgent):
+    """:class:`Guarded` for a bit-level agent, so the fast loops still play it."""
+
+    def act_bits(self, bits: int, legal: int, size: int | None = None, n_actions: int | None = None) -> int:
+        return self._checked(self.agent.act_bits, bits, legal, size, n_actions)
+
+
 class _Worker:
     """Env and agents of one process, built once and reset per game."""
 
     def __init__(self, matchup: Matchup):
         self.matchup = matchup
         self.options = dict(matchup.options)
-        # Strict: an agent's illegal move is a bug to report, not a game to count as lost.
-        self.env = make_env(matchup.env, **{"illegal_action": "raise", **self.options})
+        if matchup.strict:  # an agent's illegal move is a bug to report, not a game to count as lost
+            self.options.setdefault("illegal_action", "raise")
+        else:
+            self.options.setdefault("illegal_action", "penalize")
+        self.env = make_env(matchup.env, **self.options)
         seats = self.env.possible_agents
-        self.agents = [make_agent(matchup.agents[i % len(matchup.agents)], matchup.env) for i in range(len(seats))]
+        self.agents = [make_agent(matchup.agents[i % len(matchup.agents)], matchup.env, seat=i)
+                       for i in range(len(seats))]
+        if not matchup.strict:
+            self.agents = [(GuardedBits if isinstance(a, BitsAgent) else Guarded)(a, i, self.env.action_space(s).n)
+                           for i, (a, s) in enumerate(zip(self.agents, seats, strict=True))]
         self.fast = FAST_LOOPS.get(matchup.env) if all(isinstance(a, BitsAgent) for a in self.agents) else None
         self.loop = GAME_LOOPS.get(matchup.env, play_env_game)
 
-    def play(self, seed: int) -> dict[str, Any]:
+    def _play(self, seed: int) -> dict[str, Any]:
         for seat, agent in enumerate(self.agents):
             agent.reset(seed=agent_seed(seed, seat))
         if self.fast is not None:
-            record = self.fast(self.options, self.agents, seed)
-        else:
-            record = self.loop(self.env, self.agents, seed)
+            return self.fast(self.options, self.agents, seed)
+        return self.loop(self.env, self.agents, seed)
+
+    def play(self, seed: int) -> dict[str, Any]:
+        if self.matchup.strict:
+            return {**self._play(seed), "seed": seed}
+        with warnings.catch_warnings():  # a penalised move is counted in the results, not printed per game
+            warnings.simplefilter("ignore", IllegalActionWarning)
+            try:
+                record = self._play(seed)
+            except AgentFailure as err:
+                seat = err.seat
+                spec = self.matchup.agents[seat % len(self.matchup.agents)]
+                record = {"outcome": "error", "error_by": seat, "returns": [0.0] * len(self.agents),
+                          "error": f"agent {spec!r} as player_{seat} in {self.matchup.env} game seed {seed}: {err}"}
+        record["cpu"] = [a.cpu for a in self.agents]
+        record["decisions"] = [a.decisions for a in self.agents]
         record["seed"] = seed
         return record
 

@@ -1,6 +1,8 @@
-"""The README's headline results table, generated from the committed report's ``results.json`` so the README never
-holds a typed figure: ``python -m cardzoo.evaluation.report.headline`` rewrites the part of README.md between the
-``<!-- results -->`` markers, and ``tests/test_readme_headline.py`` checks that the README equals what this writes.
+"""The README's results tables, generated from committed results so the README never holds a typed figure:
+``python -m cardzoo.evaluation.report.headline`` rewrites the part of README.md between the ``<!-- results -->``
+markers from the report's ``results.json`` (``tests/test_readme_headline.py`` checks that the README equals what
+this writes) and, first, the benchmark's headline table between the ``<!-- benchmark -->`` markers from
+``evaluation/results/benchmark/`` (``cardzoo.evaluation.protocol.leaderboard``, checked by tests/test_leaderboard.py).
 """
 
 from __future__ import annotations
@@ -69,8 +71,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--results", type=Path, default=RESULTS)
     parser.add_argument("--readme", type=Path, default=README)
     args = parser.parse_args(argv)
+    from cardzoo.evaluation.protocol import leaderboard
+
     results = json.loads(args.results.read_text())
-    args.readme.write_text(readme_with_table(args.readme.read_text(), results))
+    readme = readme_with_table(args.readme.read_text(), results)
+    args.readme.write_text(leaderboard.readme_with_table(readme, leaderboard.load()))
 
 
 if __name__ == "__main__":

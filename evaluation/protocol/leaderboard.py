@@ -1,0 +1,228 @@
+"""The leaderboard, generated from the committed benchmark results (``evaluation/results/benchmark/*.json``) so no
+figure is typed by hand: ``python -m cardzoo.evaluation.protocol.leaderboard`` writes ``docs/leaderboard.md`` and
+the README's benchmark table (between the ``<!-- benchmark -->`` markers; ``python -m
+cardzoo.evaluation.report.headline`` writes it too, with the report's table); tests/test_leaderboard.py checks both
+equal what this writes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import textwrap
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from .protocol import BUDGETS, VERSION
+from .results import file_name, pct, read
+
+ROOT = Path(__file__).resolve().parents[2]
+RESULTS = ROOT / "evaluation" / "results" / "benchmark"
+PAGE = ROOT / "docs" / "leaderboard.md"
+README = ROOT / "README.md"
+BEGIN, END = "<!-- benchmark -->", "<!-- /benchmark -->"
+ORDER = ("rope_team", "summit_rush", "rook")
+
+
+def load(folder: str | Path = RESULTS) -> list[dict[str, Any]]:
+    """Every result in ``folder`` (``*.json`` written by ``cardzoo benchmark``), by file name."""
+    return [read(path) for path in sorted(Path(folder).glob("*.json"))]
+
+
+def _games(results: Sequence[Mapping[str, Any]]) -> list[str]:
+    present = {g for r in results for g in r["games"]}
+    return [g for g in ORDER if g in present] + sorted(present - set(ORDER))
+
+
+def _budget(result: Mapping[str, Any]) -> str:
+    n = result["games_per_cell"]
+    return f"{n:,}" + ("" if result["budget"] in BUDGETS else " (custom)")
+
+
+def _key(game: str, result: Mapping[str, Any]) -> tuple:
+    h = result["games"][game]["headline"]
+    test = h["cross"]["test"]
+    return (-(test["rate"] if test else -1.0), result["agent"])
+
+
+def _ranked(results, game):
+    return sorted((r for r in results if game in r["games"]), key=lambda r: _key(game, r))
+
+
+def _paired(p: Mapping[str, Any] | None) -> str:
+    if p is None:
+        return "–"
+    mark = "" if p["p_value"] < 0.05 else " (n.s.)"
+    return f"{100 * p['difference']:+.1f}{mark}"
+
+
+def _cpu(h: Mapping[str, Any]) -> str:
+    cpu = h["cpu_ms_per_decision"]
+    return "–" if cpu is None else f"{cpu:.3g}"
+
+
+def game_table(results: Sequence[Mapping[str, Any]], game: str) -> list[str]:
+    ranked = _ranked(results, game)
+    cooperative = any(r["games"][game]["headline"]["self"] is not None for r in ranked)
+    who = "partner" if cooperative else "opponent"
+    header = ["rank", "agent"] + (["self-play"] if cooperative else []) + ["dev pool", "test pool"]
+    header += (["gap (test)"] if cooperative else []) + [f"worst {who}", "vs reference, test (points)",
+                                                         "illegal / errors", "CPU ms per decision", "games per cell"]
+    lines = ["| " + " | ".join(header) + " |", "|---:|---|" + "---:|" * (len(header) - 3) + "---:|"]
+    for rank, r in enumerate(ranked, 1):
+        g = r["games"][game]
+        h = g["headline"]
+        row = [str(rank), f"[`{r['agent']}`](results/benchmark/{file_name(r['agent'])}.md)"]
+        if cooperative:
+            row.append(pct(h["self"]["rate"]) if h["self"] else "–")
+        row += [pct(h["cross"]["dev"]["rate"]), pct(h["cross"]["test"]["rate"])]
+        if cooperative:
+            row.append("–" if h["gap"]["test"] is None else f"{100 * h['gap']['test']:+.1f}")
+        row += [f"{h['worst']['partner']} {pct(h['worst']['rate'])}",
+                _paired((h.get("vs_reference") or {}).get("test")) + (f" vs `{g['reference']}`" if g["reference"]
+                                                                      else " (is the reference)"),
+                f"{h['illegal']} / {h['errors']}", _cpu(h), _budget(r)]
+        lines.append("| " + " | ".join(row) + " |")
+    return lines
+
+
+def _causes(member: Mapping[str, Any], game: str) -> str:
+    losses = {k: v for k, v in member["outcomes"].items() if k not in ("win",)}
+    if game == "rook" or not losses:
+        return ""
+    cause, count = max(losses.items(), key=lambda kv: (kv[1], kv[0]))
+    return f", most games lost by `{cause}` ({count:,} of {member['games']:,})"
+
+
+def _relative(game_result: Mapping[str, Any]) -> tuple[str, float, float] | None:
+    """The pool member the agent does worst with compared with the reference agent with that same member, on the same
+    deals and seats: (member, agent's rate, reference's rate); None without a reference."""
+    if not game_result.get("reference"):
+        return None
+    rows = {}
+    for cell in game_result["cells"]:
+        if cell["partner"] is not None and "reference_wins" in cell:
+            wins, ref, games = rows.get(cell["partner"], (0, 0, 0))
+            rows[cell["partner"]] = (wins + cell["wins"], ref + cell["reference_wins"], games + cell["games"])
+    if not rows:
+        return None
+    member = min(rows, key=lambda m: ((rows[m][0] - rows[m][1]) / rows[m][2], m))
+    wins, ref, games = rows[member]
+    return member, wins / games, ref / games
+
+
+def findings(results: Sequence[Mapping[str, Any]], game: str) -> list[str]:
+    """Plain sentences read off the results: who leads in self-play and whether the lead holds with the test pool;
+    for each agent its worst partner and, against the reference with the same partner, the partner that costs it
+    most, with the most common way those games are lost."""
+    ranked = _ranked(results, game)
+    lines = []
+    with_self = [r for r in ranked if r["games"][game]["headline"]["self"] is not None]
+    if with_self:
+        best_self = max(with_self, key=lambda r: (r["games"][game]["headline"]["self"]["rate"], r["agent"]))
+        best_test = ranked[0]
+        if best_self is best_test:
+            lines.append(f"- `{best_self['agent']}` leads in self-play and keeps the lead with the held-out test "
+                         "pool.")
+        else:
+            lines.append(f"- `{best_self['agent']}` leads in self-play but not with the held-out test pool, where "
+                         f"`{best_test['agent']}` leads: self-play strength does not carry over to strangers.")
+    for r in ranked:
+        g = r["games"][game]
+        h = g["headline"]
+        worst = h["worst"]
+        member = h["members"][worst["partner"]]
+        text = (f"- `{r['agent']}` does worst with `{worst['partner']}` ({worst['part']} pool): "
+                f"{pct(worst['rate'])}{_causes(member, game)}.")
+        versus = h.get("vs_reference") or {}
+        if versus.get("test") and versus.get("self"):
+            text += (f" Against `{g['reference']}` on the same deals: {100 * versus['self']['difference']:+.1f} "
+                     f"points in self-play, {100 * versus['test']['difference']:+.1f} with the test pool.")
+        relative = _relative(g)
+        if relative is not None:
+            other, mine, ref = relative
+            who = "partner" if h["self"] is not None else "opponent"
+            text += (f" The {who} that costs it most against `{g['reference']}` is `{other}`: {pct(mine)} where "
+                     f"`{g['reference']}` wins {pct(ref)}{_causes(h['members'][other], game)}.")
+        lines.append(text)
+    return lines
+
+
+def page(results: Sequence[Mapping[str, Any]]) -> str:
+    """``docs/leaderboard.md``."""
+    from cardzoo.envs.registry import GAMES
+
+    lines = ["# Leaderboard", "",
+             textwrap.fill(
+                 f"Every entry is scored by the same protocol, [{VERSION}](benchmark.md): the same reserved deals, "
+                 "both seats, every setting, self-play and play with each member of the game's partner pool "
+                 "(Rook: opponent pool), the pool's dev part and its held-out test part reported apart. Agents are "
+                 "ranked by their win rate with the test pool (zero-shot coordination with strangers). The gap is "
+                 "self-play minus test pool; vs reference is the paired difference with the game's reference agent "
+                 "on the same deals, seats and partners (n.s.: McNemar p >= 0.05). CPU time per decision is measured "
+                 "inside the agent on the machine that ran the benchmark (2 shared cores): compare it within a "
+                 "table, not across machines. Each agent's name links its full result (every cell with its "
+                 "interval, loss causes, the heat map).", 116), "",
+             "To add an entry: `cardzoo benchmark AGENT --budget full --out evaluation/results/benchmark`, then "
+             "`python -m cardzoo.evaluation.protocol.leaderboard`.", ""]
+    if not results:
+        return "\n".join(lines + ["No results are committed yet.", ""])
+    for game in _games(results):
+        lines += [f"## {GAMES[game].title}", ""] + game_table(results, game) + [""]
+        lines += ["What the table shows:", ""] + findings(results, game) + [""]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def readme_table(results: Sequence[Mapping[str, Any]]) -> str:
+    """The README's benchmark table: per agent the headline numbers of each game."""
+    from cardzoo.envs.registry import GAMES
+
+    games = _games(results)
+    counts = Counter(r["games_per_cell"] for r in results)
+    usual = counts.most_common(1)[0][0] if counts else 0
+    others = ", ".join(f"`{r['agent']}` {r['games_per_cell']:,}" for r in sorted(results, key=lambda r: r["agent"])
+                       if r["games_per_cell"] != usual)
+    caption = (f"The {VERSION} benchmark of the shipped agents ([leaderboard](docs/leaderboard.md), "
+               f"[protocol](docs/benchmark.md)): win rates on reserved deals, self-play and with the held-out test "
+               "part of each game's partner pool (Rook: opponent pool), both seats, every setting; "
+               f"{usual:,} games per cell" + (f" ({others}: slower, a custom budget)." if others else "."))
+    header, keys = ["agent"], []
+    for game in games:
+        if any(r["games"].get(game, {}).get("headline", {}).get("self") for r in results):
+            header.append(f"{GAMES[game].title} self-play")
+            keys.append((game, "self"))
+        header.append(f"{GAMES[game].title} test pool")
+        keys.append((game, "test"))
+    lines = [textwrap.fill(caption, 116), "", "| " + " | ".join(header) + " |",
+             "|---|" + "---:|" * (len(header) - 1)]
+    for r in sorted(results, key=lambda r: r["agent"]):
+        cells = []
+        for game, what in keys:
+            h = r["games"].get(game, {}).get("headline")
+            value = None if h is None else (h["self"] if what == "self" else h["cross"]["test"])
+            cells.append("–" if value is None else pct(value["rate"]))
+        lines.append(f"| `{r['agent']}` | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def readme_with_table(readme: str, results: Sequence[Mapping[str, Any]]) -> str:
+    if readme.count(BEGIN) != 1 or readme.count(END) != 1 or readme.index(BEGIN) > readme.index(END):
+        raise ValueError(f"README.md needs one {BEGIN} ... {END} pair around the benchmark table")
+    head, rest = readme.split(BEGIN)
+    return head + BEGIN + "\n" + readme_table(results) + "\n" + END + rest.split(END, 1)[1]
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--results", type=Path, default=RESULTS)
+    parser.add_argument("--page", type=Path, default=PAGE)
+    parser.add_argument("--readme", type=Path, default=README)
+    args = parser.parse_args(argv)
+    results = load(args.results)
+    args.page.write_text(page(results))
+    args.readme.write_text(readme_with_table(args.readme.read_text(), results))
+
+
+if __name__ == "__main__":
+    main()

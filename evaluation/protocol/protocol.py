@@ -1,0 +1,116 @@
+"""``benchmark_v1``: which games, settings, partners, seats and deals make up the benchmark (docs/benchmark.md says
+the same in words; this module is where it is stated).
+
+A *cell* is one setting, one seat arrangement and ``games`` deals: the agent with itself (self-play, cooperative
+games), the agent in one seat and a pool member in the other (cross-play; an opponent for Rook), for every member
+of the game's pool (``cardzoo.agents.pools``) and both seats. Every cell plays the same deals, the first ``games``
+of the benchmark's reserved range (:mod:`.seeds`), so cells and agents compare deal by deal.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from cardzoo.envs.common.errors import OptionError
+from cardzoo.envs.registry import GAMES
+
+VERSION = "benchmark_v1"
+# Games per cell of each budget. quick: a few minutes on two cores for an agent at numpy speed; full: cells whose
+# Wilson interval is about +-2 points at a 50 % rate.
+BUDGETS = {"quick": 500, "full": 2000}
+
+
+@dataclass(frozen=True)
+class Setting:
+    """A variant of a game the benchmark plays: a name and the env options."""
+
+    name: str
+    options: tuple[tuple[str, Any], ...]
+
+    @property
+    def label(self) -> str:
+        return self.name
+
+
+def _settings(game: str) -> tuple[Setting, ...]:
+    if game == "rope_team":  # every level
+        return tuple(Setting(level, (("level", level),)) for level in GAMES[game].levels)
+    if game == "summit_rush":
+        # Two players, timed, talking (the env's default: a silent agent simply says nothing). The levels with
+        # shipped policies; Expert has none, so learned agents would be measured on their fallback there.
+        return tuple(Setting(level, (("level", level), ("players", 2), ("talk", True))) for level in ("normal", "hard"))
+    if game == "rook":  # single rounds, the unit the trainers and the report use
+        return (Setting("single_round", tuple(sorted(GAMES[game].train_options.items()))),)
+    raise OptionError(f"benchmark_v1 has no settings for {game}")
+
+
+SETTINGS: dict[str, tuple[Setting, ...]] = {name: _settings(name) for name in GAMES}
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One cell: ``kind`` is "self" (the agent in every seat), "partner" (cooperative) or "opponent" (Rook); ``part``
+    the pool part of the other agent ("dev"/"test"; None for self-play); ``seat`` the agent's seat (None: all)."""
+
+    game: str
+    setting: Setting
+    kind: str
+    other: str | None
+    part: str | None
+    seat: int | None
+
+    def agents(self, agent: str) -> tuple[str, ...]:
+        """The spec per seat when ``agent`` is the one benchmarked."""
+        if self.kind == "self":
+            return (agent, agent)
+        return (agent, self.other) if self.seat == 0 else (self.other, agent)
+
+    @property
+    def name(self) -> str:
+        if self.kind == "self":
+            return "self-play"
+        return f"{self.other} ({self.part}), agent as player_{self.seat}"
+
+
+def cells(game: str, pool, settings: tuple[Setting, ...] | None = None) -> list[Cell]:
+    """Every cell of ``game`` with ``pool`` (anything with ``dev`` and ``test`` tuples of agent specs)."""
+    cooperative = GAMES[game].cooperative
+    out = []
+    for setting in settings or SETTINGS[game]:
+        if cooperative:
+            out.append(Cell(game, setting, "self", None, None, None))
+        for part in ("dev", "test"):
+            for other in getattr(pool, part):
+                for seat in (0, 1):
+                    out.append(Cell(game, setting, "partner" if cooperative else "opponent", other, part, seat))
+    return out
+
+
+def won(game: str, record: Mapping[str, Any], seat: int | None) -> bool:
+    """Whether the benchmarked agent won a game: the team's win in a cooperative game; in Rook the agent's seat
+    gained more in the round (a tie is no win; an opponent's illegal move, penalised, is one)."""
+    spec = GAMES[game]
+    if spec.cooperative:
+        return record.get("outcome") == spec.win
+    if record.get("outcome") == "illegal":
+        return record.get("illegal_by") == f"player_{1 - seat}"
+    return record.get("winner") == f"player_{seat}"
+
+
+def agent_seats(cell: Cell) -> tuple[int, ...]:
+    return (0, 1) if cell.seat is None else (cell.seat,)
+
+
+def illegal_by_agent(record: Mapping[str, Any], cell: Cell) -> bool:
+    """Whether the game ended by the benchmarked agent's illegal move (penalised by the env)."""
+    if record.get("outcome") != "illegal":
+        return False
+    by = record.get("illegal_by")
+    by = by if isinstance(by, list) else [by]
+    return any(b == f"player_{s}" for b in by for s in agent_seats(cell))
+
+
+def error_by_agent(record: Mapping[str, Any], cell: Cell) -> bool:
+    return record.get("outcome") == "error" and record.get("error_by") in agent_seats(cell)

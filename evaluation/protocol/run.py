@@ -1,0 +1,261 @@
+"""Playing the benchmark: every cell of every game through the evaluation runner, then the result as JSON-ready data.
+
+The runner plays each cell non-strict (``Matchup(strict=False)``): an illegal move loses its game by the env's
+penalty and is counted; an agent that raises or returns something that is not an action loses that game, which
+is named (agent, seat, env, seed) in the cell's ``error_examples``, and every other game and cell is played.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from concurrent.futures import Executor, ProcessPoolExecutor
+from importlib.metadata import version
+from multiprocessing import get_context
+from pathlib import Path
+from typing import Any
+
+from cardzoo.agents.registry import fingerprint, make_agent
+from cardzoo.envs.common.errors import OptionError
+from cardzoo.envs.registry import GAMES
+from cardzoo.evaluation.matches.runner import Matchup, run
+from cardzoo.evaluation.stats import Z95, paired, wilson
+
+from . import protocol
+from .protocol import Cell
+from .seeds import FIRST, benchmark_seeds, check_benchmark_seeds
+
+ERROR_EXAMPLES = 3  # error messages kept per cell (the count holds them all)
+
+
+def cell_games(budget: str | None = None, games: int | None = None) -> int:
+    """The games per cell of a budget ("quick", "full"), or ``games`` itself (a custom budget)."""
+    if games is not None:
+        if isinstance(games, bool) or not isinstance(games, int) or games < 1:
+            raise OptionError(f"games per cell must be a positive integer, got {games!r}")
+        benchmark_seeds(games)  # within the reserved range
+        return games
+    if budget not in protocol.BUDGETS:
+        raise OptionError(f"unknown budget {budget!r}; budgets: "
+                          + ", ".join(f"{k} ({v} games per cell)" for k, v in protocol.BUDGETS.items()))
+    return protocol.BUDGETS[budget]
+
+
+def agent_digest(spec: str, game: str) -> str:
+    """What identifies the agent's behaviour in ``game``: a policy file's or a factory's source file's SHA-256, the
+    registry's fingerprint of a learned agent's weights, or the package version of a rule agent."""
+    env = GAMES[game].env_id
+    if spec.endswith(".npz"):
+        return "sha256:" + hashlib.sha256(Path(spec).read_bytes()).hexdigest()
+    mark = fingerprint(spec, env)
+    if mark:
+        return ("sha256:" if ":" in spec else "weights:") + mark
+    return f"code:cardzoo-{version('cardzoo')}"
+
+
+def _chunk(games: int) -> int:
+    # Eight chunks per cell (at most 250 games each): both workers busy in small cells, resumable in big ones; a
+    # function of the games alone, so a resumed run finds the chunks whatever its --workers.
+    return min(250, max(5, -(-games // 8)))
+
+
+def _play(matchup: Matchup, games: int, workers: int, cache: Path | None, executor: Executor | None,
+          progress: bool) -> list[dict[str, Any]]:
+    records = run(matchup, games, base_seed=FIRST, workers=workers, cache_dir=cache, chunk=_chunk(games),
+                  progress=progress, executor=executor)
+    check_benchmark_seeds(r["seed"] for r in records)
+    return records
+
+
+def _code(game: str, record: Mapping[str, Any], cell: Cell, seat: int | None) -> str:
+    if protocol.error_by_agent(record, cell):
+        return "E"
+    if protocol.illegal_by_agent(record, cell):
+        return "I"
+    return "W" if protocol.won(game, record, seat) else "L"
+
+
+def _cell_result(game: str, cell: Cell, records: list[dict[str, Any]]) -> dict[str, Any]:
+    deals = "".join(_code(game, r, cell, cell.seat) for r in records)
+    wins = deals.count("W")
+    rate = wilson(wins, len(records))
+    seats = protocol.agent_seats(cell)
+    cpu = sum(r["cpu"][s] for r in records for s in seats)
+    decisions = sum(r["decisions"][s] for r in records for s in seats)
+    errors = [r["error"] for r in records if protocol.error_by_agent(r, cell)]
+    return {
+        "setting": cell.setting.name, "kind": cell.kind, "partner": cell.other, "part": cell.part, "seat": cell.seat,
+        "games": len(records), "wins": wins, "rate": rate.rate, "low": rate.low, "high": rate.high,
+        "illegal": deals.count("I"), "errors": len(errors), "error_examples": errors[:ERROR_EXAMPLES],
+        "outcomes": dict(sorted(Counter(str(r.get("outcome")) for r in records).items())),
+        "agent_cpu_s": cpu, "agent_decisions": decisions, "deals": deals,
+    }
+
+
+def _rate(wins: int, games: int) -> dict[str, float | int]:
+    r = wilson(wins, games)
+    return {"wins": wins, "games": games, "rate": r.rate, "low": r.low, "high": r.high}
+
+
+def _pooled(cells: Sequence[Mapping[str, Any]]) -> dict[str, float | int] | None:
+    if not cells:
+        return None
+    return _rate(sum(c["wins"] for c in cells), sum(c["games"] for c in cells))
+
+
+def _paired(agent: Sequence[Mapping[str, Any]], reference: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
+    if not agent:
+        return None
+    a = [ch == "W" for c in agent for ch in c["deals"]]
+    b = [ch == "W" for c in reference for ch in c["deals"]]
+    p = paired(a, b, Z95)
+    return {"games": p.games, "only_agent": p.only_a, "only_reference": p.only_b, "difference": p.difference,
+            "low": p.low, "high": p.high, "p_value": p.p_value}
+
+
+def headline(game: str, cells: Sequence[Mapping[str, Any]], reference: Sequence[Mapping[str, Any]] | None,
+             pool) -> dict[str, Any]:
+    """The game's headline numbers from its cells (module docstring of ``cardzoo.evaluation.protocol``)."""
+    own = [c for c in cells if c["kind"] == "self"]
+    parts = {part: [c for c in cells if c["part"] == part] for part in ("dev", "test")}
+    self_rate = _pooled(own)
+    cross = {part: _pooled(cs) for part, cs in parts.items()}
+    cross["all"] = _pooled(parts["dev"] + parts["test"])
+    gap = {part: (None if self_rate is None or cross[part] is None else self_rate["rate"] - cross[part]["rate"])
+           for part in cross}
+    members = {}
+    for part in ("dev", "test"):
+        for other in getattr(pool, part):
+            mine = [c for c in parts[part] if c["partner"] == other]
+            members[other] = {"part": part, **_pooled(mine),
+                              "by_seat": [_pooled([c for c in mine if c["seat"] == s])["rate"] for s in (0, 1)],
+                              "outcomes": dict(sum((Counter(c["outcomes"]) for c in mine), Counter()))}
+    worst = min(members, key=lambda m: (members[m]["rate"], m)) if members else None
+    settings = {}
+    for setting in dict.fromkeys(c["setting"] for c in cells):
+        mine = [c for c in cells if c["setting"] == setting]
+        s = _pooled([c for c in mine if c["kind"] == "self"])
+        row = {"self": s}
+        for part in ("dev", "test"):
+            row[part] = _pooled([c for c in mine if c["part"] == part])
+            row[f"gap_{part}"] = None if s is None or row[part] is None else s["rate"] - row[part]["rate"]
+        settings[setting] = row
+    decisions = sum(c["agent_decisions"] for c in cells)
+    result = {
+        "self": self_rate, "cross": cross, "gap": gap,
+        "worst": None if worst is None else {"partner": worst, "part": members[worst]["part"],
+                                             "rate": members[worst]["rate"]},
+        "members": members, "settings": settings,
+        "illegal": sum(c["illegal"] for c in cells), "errors": sum(c["errors"] for c in cells),
+        "cpu_ms_per_decision": 1000 * sum(c["agent_cpu_s"] for c in cells) / decisions if decisions else None,
+        "decisions": decisions,
+    }
+    if reference is not None:
+        result["vs_reference"] = {
+            "self": _paired(own, [c for c in reference if c["kind"] == "self"]),
+            **{part: _paired(parts[part], [c for c in reference if c["part"] == part]) for part in ("dev", "test")},
+        }
+    return result
+
+
+def _pools_of(games: Sequence[str], pools: Mapping[str, Any] | None) -> dict[str, Any]:
+    if pools is not None:
+        missing = [g for g in games if g not in pools]
+        if missing:
+            raise OptionError(f"no pool given for {', '.join(missing)}")
+        return {g: pools[g] for g in games}
+    from cardzoo.agents.pools import pool
+
+    return {g: pool(g) for g in games}
+
+
+def _playable(agent: str, games: Sequence[str] | None) -> tuple[list[str], dict[str, str]]:
+    """The games to benchmark ``agent`` on, and why any registered game is left out. Games named explicitly must
+    all be playable; otherwise a game the agent does not play is skipped, and none at all is an error."""
+    if isinstance(games, str):  # one game named as a string, not its letters
+        games = [games]
+    chosen = list(GAMES) if games is None else list(dict.fromkeys(_game(g) for g in games))
+    playable, skipped = [], {}
+    for game in chosen:
+        try:
+            for seat in (0, 1):
+                make_agent(agent, GAMES[game].env_id, seat=seat)
+        except OptionError as err:
+            if games is not None:
+                raise
+            skipped[game] = str(err)
+        else:
+            playable.append(game)
+    if not playable:
+        reasons = "; ".join(dict.fromkeys(skipped.values()))
+        raise OptionError(f"agent spec {agent!r} plays none of the benchmark's games: {reasons}")
+    return playable, skipped
+
+
+def _game(name: str) -> str:
+    from cardzoo.envs.registry import spec
+
+    return spec(name).name
+
+
+def benchmark(agent: str, games: Sequence[str] | None = None, budget: str = "quick", games_per_cell: int | None = None,
+              pools: Mapping[str, Any] | None = None, reference: Mapping[str, str] | None = None,
+              workers: int | None = None, cache: str | Path | None = None, executor: Executor | None = None,
+              progress: bool = False, command: str | None = None) -> dict[str, Any]:
+    """Score ``agent`` (a registry name, a ``.npz`` policy file or ``module:callable``) by ``benchmark_v1``: every
+    cell of ``games`` (default: every game it plays) on the budget's games per cell (``games_per_cell`` overrides
+    it: a custom budget), with ``pools`` (game -> pool; default ``cardzoo.agents.pools``) and the paired
+    comparison against ``reference`` (game -> spec; default each game's baseline) on the same deals; ``workers``
+    processes (default 1: this one) or ``executor`` (e.g. ``ray_backend.RayExecutor``), finished chunks kept in
+    ``cache``. Returns the result, JSON-ready (:func:`cardzoo.evaluation.protocol.results.write` writes it with its
+    table and chart)."""
+    n = cell_games(budget, games_per_cell)
+    chosen, skipped = _playable(agent, games)
+    pools = _pools_of(chosen, pools)
+    references = {g: (reference or {}).get(g, GAMES[g].baseline) for g in chosen}
+    for game in chosen:  # every spec named before any game is played
+        for other in (*pools[game].dev, *pools[game].test, references[game]):
+            make_agent(other, GAMES[game].env_id)
+    cache = Path(cache) if cache else None
+    workers = workers or 1
+    own_pool = None
+    if executor is None and workers > 1:
+        own_pool = executor = ProcessPoolExecutor(max_workers=workers, mp_context=get_context("fork"))
+    try:
+        out_games = {}
+        for game in chosen:
+            env = GAMES[game].env_id
+            ref = references[game]
+            cell_results, ref_results = [], []
+            for cell in protocol.cells(game, pools[game]):
+                options = dict(cell.setting.options)
+                records = _play(Matchup.of(env, cell.agents(agent), strict=False, **options), n, workers, cache,
+                                executor, progress)
+                cell_results.append(_cell_result(game, cell, records))
+                if ref != agent:
+                    ref_records = _play(Matchup.of(env, cell.agents(ref), strict=False, **options), n, workers, cache,
+                                        executor, progress)
+                    ref_cell = _cell_result(game, cell, ref_records)
+                    ref_results.append(ref_cell)
+                    cell_results[-1]["reference_wins"] = ref_cell["wins"]
+            out_games[game] = {
+                "title": GAMES[game].title, "digest": agent_digest(agent, game),
+                "settings": [{"name": s.name, "options": dict(s.options)} for s in protocol.SETTINGS[game]],
+                "pool": {"version": getattr(pools[game], "version", None), "dev": list(pools[game].dev),
+                         "test": list(pools[game].test)},
+                "reference": ref if ref != agent else None,
+                "headline": headline(game, cell_results, ref_results if ref != agent else None, pools[game]),
+                "cells": cell_results,
+            }
+    finally:
+        if own_pool is not None:
+            own_pool.shutdown()
+    digests = json.dumps({g: out_games[g]["digest"] for g in out_games}, sort_keys=True)
+    return {
+        "protocol": protocol.VERSION, "package": version("cardzoo"), "agent": agent,
+        "digest": "sha256:" + hashlib.sha256(digests.encode()).hexdigest(),
+        "budget": budget if games_per_cell is None else "custom", "games_per_cell": n,
+        "deals": {"first_seed": FIRST, "count": n}, "command": command, "skipped": skipped, "games": out_games,
+    }

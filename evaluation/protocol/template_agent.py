@@ -1,0 +1,32 @@
+"""A benchmark agent to copy: ``cardzoo benchmark path/to/your_copy.py:make_agent``.
+
+The spec ``file.py:callable`` (or ``package.module:callable`` for an importable module) names a factory. The
+benchmark calls it afresh for every game, with the game's name ("rope_team", "summit_rush" or "rook"), the seat
+the agent plays (0 is ``player_0``) and a seed (derived from the deal and the seat, so a replay gets the same one),
+and plays the object it returns: ``act(observation, action_mask)`` must return an int whose mask entry is 1.
+
+- An illegal move (an in-range action the mask forbids) loses the game by the env's penalty and is counted.
+- An exception, or a return value that is not an int in the action range, loses that game too and is reported
+  with the game's seed; the other games go on.
+- The agent sees its own observations only (the env's ``observation`` vector, described on each game's docs page);
+  it must not read the env, the state or another agent.
+
+This one plays a uniformly random legal action (seeded, so a replay is identical); replace ``act``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+class MyAgent:
+    def __init__(self, game: str, seat: int | None, seed: int | None):
+        self.game, self.seat = game, seat
+        self.rng = np.random.default_rng(seed)
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        return int(self.rng.choice(np.flatnonzero(action_mask)))
+
+
+def make_agent(game: str, seat: int | None, seed: int | None) -> MyAgent:
+    return MyAgent(game, seat, seed)

@@ -1,0 +1,95 @@
+"""The leaderboard page and the README's benchmark table are written from the committed benchmark results by
+``cardzoo.evaluation.protocol.leaderboard`` (a figure typed by hand would drift from them)."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+import pytest
+
+from cardzoo.agents.pools import Pool
+from cardzoo.evaluation.protocol import benchmark, leaderboard
+
+ROOT = Path(__file__).resolve().parents[1]
+COMMITTED = leaderboard.load()
+
+
+def test_the_leaderboard_page_is_the_committed_results():
+    assert (ROOT / "docs" / "leaderboard.md").read_text() == leaderboard.page(COMMITTED), (
+        "docs/leaderboard.md is not the committed results': run python -m cardzoo.evaluation.protocol.leaderboard")
+
+
+def test_the_readme_table_is_the_committed_results():
+    readme = (ROOT / "README.md").read_text()
+    assert leaderboard.readme_with_table(readme, COMMITTED) == readme, (
+        "README.md's benchmark table is not the committed results': run python -m "
+        "cardzoo.evaluation.protocol.leaderboard")
+
+
+def test_every_shipped_agent_is_on_the_leaderboard():
+    agents = {r["agent"] for r in COMMITTED}
+    assert {"random", "simple", "heuristic", "learned", "learned_v1", "search"} <= agents, agents
+    for result in COMMITTED:
+        assert result["protocol"] == "benchmark_v1" and (ROOT / "evaluation/results/benchmark" /
+                                                        f"{result['agent']}.png").is_file()
+
+
+POOLS = {"rope_team": Pool("tiny", ("simple",), ("random",)), "rook": Pool("tiny", ("heuristic",), ("random",))}
+
+
+@pytest.fixture(scope="module")
+def two():
+    return [benchmark(agent, games=["rope_team", "rook"], games_per_cell=4, pools=POOLS)
+            for agent in ("random", "learned")]
+
+
+def test_the_tables_follow_the_results(two):
+    readme = leaderboard.readme_table(two)
+    page = leaderboard.page(two)
+    learned = two[1]["games"]["rope_team"]["headline"]
+    assert f"{100 * learned['self']['rate']:.1f}%" in readme and "## Rook for Two" in page
+    changed = copy.deepcopy(two)
+    changed[1]["games"]["rope_team"]["headline"]["self"]["rate"] = 0.123
+    changed[1]["games"]["rope_team"]["headline"]["cross"]["test"]["rate"] = 0.321
+    row = next(line for line in leaderboard.readme_table(changed).splitlines() if line.startswith("| `learned`"))
+    assert row.startswith("| `learned` | 12.3% | 32.1% |")
+    # ranked by the test pool: learned first in Rope Team; swap the rates and random leads
+    table = leaderboard.game_table(two, "rope_team")
+    assert "`learned`" in table[2] and "`random`" in table[3]
+    swapped = copy.deepcopy(two)
+    a, b = (r["games"]["rope_team"]["headline"]["cross"] for r in swapped)
+    a["test"], b["test"] = b["test"], a["test"]
+    a["test"]["rate"], b["test"]["rate"] = 0.9, 0.1
+    assert "`random`" in leaderboard.game_table(swapped, "rope_team")[2]
+
+
+def test_the_findings_say_whether_the_self_play_lead_holds(two):
+    holds = leaderboard.findings(two, "rope_team")[0]
+    assert holds.startswith("- `learned` leads in self-play and keeps the lead")
+    changed = copy.deepcopy(two)
+    changed[0]["games"]["rope_team"]["headline"]["self"]["rate"] = 1.0
+    assert "`random` leads in self-play but not with the held-out test pool" in leaderboard.findings(
+        changed, "rope_team")[0]
+    worst = [line for line in leaderboard.findings(two, "rope_team") if line.startswith("- `learned` does worst")]
+    assert worst and "most games lost by" in worst[0]
+
+
+def test_the_readme_markers_are_required(two):
+    with pytest.raises(ValueError, match="benchmark"):
+        leaderboard.readme_with_table("no markers", two)
+
+
+def test_the_costliest_partner_is_read_against_the_reference_with_the_same_partner(two):
+    learned = copy.deepcopy(two[1]["games"]["rope_team"])
+    member, mine, ref = leaderboard._relative(learned)
+    cells = [c for c in learned["cells"] if c["partner"] == member]
+    assert mine == sum(c["wins"] for c in cells) / sum(c["games"] for c in cells)
+    assert ref == sum(c["reference_wins"] for c in cells) / sum(c["games"] for c in cells)
+    other = next(m for m in ("simple", "random") if m != member)
+    for cell in learned["cells"]:  # the reference now wins every game with the other member
+        if cell["partner"] == other:
+            cell["reference_wins"] = cell["games"]
+    assert leaderboard._relative(learned)[0] == other
+    assert f"costs it most against `simple` is `{other}`" in " ".join(
+        leaderboard.findings([two[0], {**two[1], "games": {"rope_team": learned}}], "rope_team"))
