@@ -16,6 +16,7 @@ from cardzoo.envs.common.errors import OptionError, PolicyError
 from cardzoo.evaluation.cli import main
 from cardzoo.evaluation.protocol import benchmark, read, write
 from cardzoo.evaluation.protocol import seeds as reserved
+from cardzoo.evaluation.protocol.protocol import SETTINGS
 from cardzoo.evaluation.protocol.results import markdown
 
 POOLS = {"rope_team": Pool("tiny", ("simple",), ("random",)), "summit_rush": Pool("tiny", ("simple",), ("random",)),
@@ -126,7 +127,8 @@ def test_a_policy_file_is_scored_on_its_game_and_the_others_are_said_to_be_skipp
 def test_the_template_agent_is_a_working_spec():
     result = benchmark(RANDOM_AGENT, games=["summit_rush"], games_per_cell=2, pools=POOLS)
     cells = result["games"]["summit_rush"]["cells"]
-    assert len(cells) == 2 * 5 and all(c["errors"] == c["illegal"] == 0 for c in cells)
+    # every level of Summit Rush, 5 cells each: self-play, then each of the two partners in both seats
+    assert len(cells) == len(SETTINGS["summit_rush"]) * 5 and all(c["errors"] == c["illegal"] == 0 for c in cells)
 
 
 def test_the_benchmark_plays_only_its_reserved_deals():

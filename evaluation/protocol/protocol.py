@@ -38,9 +38,9 @@ def _settings(game: str) -> tuple[Setting, ...]:
     if game == "rope_team":  # every level
         return tuple(Setting(level, (("level", level),)) for level in GAMES[game].levels)
     if game == "summit_rush":
-        # Two players, timed, talking (the env's default: a silent agent simply says nothing). The levels with
-        # shipped policies; Expert has none, so learned agents would be measured on their fallback there.
-        return tuple(Setting(level, (("level", level), ("players", 2), ("talk", True))) for level in ("normal", "hard"))
+        # Every level, two players, timed, talking (the env's default: a silent agent simply says nothing). Learned
+        # agents play Expert with Hard's policy on Hard's clock (agents/policy_choice.py).
+        return tuple(Setting(level, (("level", level), ("players", 2), ("talk", True))) for level in GAMES[game].levels)
     if game == "rook":  # single rounds, the unit the trainers and the report use
         return (Setting("single_round", tuple(sorted(GAMES[game].train_options.items()))),)
     raise OptionError(f"benchmark_v1 has no settings for {game}")
