@@ -208,10 +208,11 @@ def test_games_a_seat_cannot_tell_apart_give_it_the_same_text(env_id):
     assert changed >= checked - 1  # the twins really moved hidden cards
 
 
+_RESET: list = []  # the Rope Team game last reset, where the planted leak reads the hidden cards
+
+
 def _live_rope_team_game():
-    live = [o for o in gc.get_objects() if isinstance(o, rope_team_v0.raw_env) and o.game is not None
-            and o.game.outcome is None]
-    return live[-1].game
+    return _RESET[-1].game
 
 
 class _LeakyView(RopeTeamView):
@@ -224,7 +225,16 @@ class _LeakyView(RopeTeamView):
         return [*super().table(t), f"Partner is long in {'CDHS'[longest]}."]
 
 
-def test_a_view_that_reads_the_game_is_caught_by_the_twins():
+def test_a_view_that_reads_the_game_is_caught_by_the_twins(monkeypatch):
+    # The leak reads the env the harness is playing (the one reset last), not whichever live env gc lists last:
+    # other tests' envs may still be alive, and a stale one would make the plant leak nothing.
+    reset = rope_team_v0.raw_env.reset
+
+    def remember(self, *args, **kwargs):
+        _RESET[:] = [self]
+        return reset(self, *args, **kwargs)
+
+    monkeypatch.setattr(rope_team_v0.raw_env, "reset", remember)
     caught = 0
     for seed in range(4):
         try:
