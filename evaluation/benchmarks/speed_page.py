@@ -158,11 +158,9 @@ def trainer_table(trainer: dict) -> str:
 
 
 def _replace(page: str, marker: str, text: str) -> str:
-    begin, end = f"<!-- {marker} -->", f"<!-- /{marker} -->"
-    if page.count(begin) != 1 or page.count(end) != 1 or page.index(begin) > page.index(end):
-        raise ValueError(f"docs/speed.md needs one {begin} ... {end} pair")
-    head, rest = page.split(begin)
-    return head + begin + "\n" + text + "\n" + end + rest.split(end, 1)[1]
+    from cardzoo.evaluation.report.writer import replace_marked
+
+    return replace_marked(page, f"<!-- {marker} -->", f"<!-- /{marker} -->", text, "docs/speed.md")
 
 
 SOURCES = {"bench": ("bench.json", bench_table), "runner": ("speed.json", runner_line),

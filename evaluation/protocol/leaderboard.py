@@ -207,10 +207,9 @@ def readme_table(results: Sequence[Mapping[str, Any]]) -> str:
 
 
 def readme_with_table(readme: str, results: Sequence[Mapping[str, Any]]) -> str:
-    if readme.count(BEGIN) != 1 or readme.count(END) != 1 or readme.index(BEGIN) > readme.index(END):
-        raise ValueError(f"README.md needs one {BEGIN} ... {END} pair around the benchmark table")
-    head, rest = readme.split(BEGIN)
-    return head + BEGIN + "\n" + readme_table(results) + "\n" + END + rest.split(END, 1)[1]
+    from cardzoo.evaluation.report.writer import replace_marked
+
+    return replace_marked(readme, BEGIN, END, readme_table(results), "README.md (around the benchmark table)")
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -60,10 +60,9 @@ def table(results: dict) -> str:
 
 def readme_with_table(readme: str, results: dict) -> str:
     """``readme`` with its marked part replaced by :func:`table`; a README without both markers is an error."""
-    if readme.count(BEGIN) != 1 or readme.count(END) != 1 or readme.index(BEGIN) > readme.index(END):
-        raise ValueError(f"README.md needs one {BEGIN} ... {END} pair around the results table")
-    head, rest = readme.split(BEGIN)
-    return head + BEGIN + "\n" + table(results) + "\n" + END + rest.split(END, 1)[1]
+    from .writer import replace_marked
+
+    return replace_marked(readme, BEGIN, END, table(results), "README.md (around the results table)")
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -13,6 +13,15 @@ from .model import FULL_GAMES, Section, Settings
 from .search import summary_lines
 
 
+def replace_marked(text: str, begin: str, end: str, body: str, what: str) -> str:
+    """``text`` with what stands between its markers ``begin`` and ``end`` replaced by ``body`` (the generated parts
+    of the README and the docs pages); ``what`` names the page in the error if the markers are not one pair."""
+    if text.count(begin) != 1 or text.count(end) != 1 or text.index(begin) > text.index(end):
+        raise ValueError(f"{what} needs one {begin} ... {end} pair")
+    head, rest = text.split(begin)
+    return head + begin + "\n" + body + "\n" + end + rest.split(end, 1)[1]
+
+
 def write(settings: Settings, sections: list[Section], command: str | None = None) -> Path:
     """The report's files in ``settings.out``; ``command`` is what made them (default: ``cardzoo evaluate``)."""
     out = settings.out
