@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -175,6 +176,8 @@ class TextView:
 
     game = ""  # env id
     title = ""
+    observation_size = 0  # the observation's length (Summit Rush: for the view's options)
+    describe_observation: Callable[[np.ndarray], dict[str, Any]]  # the game observer's describe
 
     def __init__(self, legal_moves: bool = True):
         if not isinstance(legal_moves, bool):
@@ -229,7 +232,12 @@ class TextView:
 
     # ------------------------------------------------------------------ parts each game writes
     def read(self, observation: np.ndarray) -> dict[str, Any]:
-        raise NotImplementedError
+        """The observation's labelled pieces (the game observer's ``describe``), after checking its shape."""
+        size = self.observation_size
+        if observation.shape != (size,):
+            raise ValueError(f"expected a {self.title} observation of shape ({size},) for these options, "
+                             f"got {observation.shape}")
+        return self.describe_observation(observation)
 
     def start(self, t: dict[str, Any]) -> list[str]:
         """What to say at the seat's first observation of a game."""

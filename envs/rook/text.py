@@ -88,6 +88,8 @@ _HIDDEN = re.compile(r"\bhidden\b", re.IGNORECASE)
 class RookText(TextView):
     game = "rook_v0"
     title = "Rook for Two"
+    observation_size = LAYOUT.size
+    describe_observation = staticmethod(describe)
 
     def __init__(self, config: rook.Config, legal_moves: bool = True):
         self.config = config
@@ -117,11 +119,6 @@ class RookText(TextView):
         ])
 
     # ------------------------------------------------------------------ reading
-    def read(self, observation: np.ndarray) -> dict[str, Any]:
-        if observation.shape != (LAYOUT.size,):
-            raise ValueError(f"expected a Rook observation of shape ({LAYOUT.size},), got {observation.shape}")
-        return describe(observation)
-
     def start(self, t: dict[str, Any]) -> list[str]:
         return [f"A round is dealt: {'your opponent opens' if t['self_dealt'] else 'you open'} the bidding"]
 

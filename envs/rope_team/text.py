@@ -41,6 +41,8 @@ def _trumps(name: str | None) -> int:
 class RopeTeamText(TextView):
     game = "rope_team_v0"
     title = "Rope Team"
+    observation_size = LAYOUT.size
+    describe_observation = staticmethod(describe)
 
     def __init__(self, config: Config, legal_moves: bool = True):
         self.config = config
@@ -74,11 +76,6 @@ class RopeTeamText(TextView):
         ])
 
     # ------------------------------------------------------------------ reading
-    def read(self, observation: np.ndarray) -> dict[str, Any]:
-        if observation.shape != (LAYOUT.size,):
-            raise ValueError(f"expected a Rope Team observation of shape ({LAYOUT.size},), got {observation.shape}")
-        return describe(observation)
-
     def start(self, t: dict[str, Any]) -> list[str]:
         return [f"Deal {t['deal']} is dealt: " + ("you lead" if t["self_leads"] else "your partner leads")]
 

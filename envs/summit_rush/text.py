@@ -115,6 +115,7 @@ class SummitRushText(TextView):
     def __init__(self, config: Config, legal_moves: bool = True):
         self.config = config
         self.observer = Observer(config)
+        self.observation_size, self.describe_observation = self.observer.size, self.observer.describe
         self.n_moves = config.n_moves
         self.messages = message_moves(config)
         super().__init__(legal_moves)
@@ -154,12 +155,6 @@ class SummitRushText(TextView):
         return "\n".join(lines)
 
     # ------------------------------------------------------------------ reading
-    def read(self, observation: np.ndarray) -> dict[str, Any]:
-        if observation.shape != (self.observer.size,):
-            raise ValueError(f"expected a Summit Rush observation of shape ({self.observer.size},) for these options, "
-                             f"got {observation.shape}")
-        return self.observer.describe(observation)
-
     def who(self, t: dict[str, Any], p: int) -> str:
         return seat_names(t["seat"], self.config.players)[p]
 
