@@ -30,6 +30,13 @@ positions its worlds read the learned partner worse than the uniform draw, thoug
 better.) Every world honours the hard facts (the partner's voids, every card seen,
 its hand size); only how likely each allowed card is comes from the network.
 
+The search with it (:class:`RopeTeamBeliefSearch`, the registry's ``search_belief``) reads the partner better
+than the importance sampler at a third of its belief's CPU time and plays at about half the default search's CPU
+time per decision (fewer rollouts); how it plays against the default search, the same search at its budget, the
+simple strategy and the learned policy on the report's deals, and the read of each belief (log-loss of the
+partner's true hand) are in ``evaluation/results/rope_team_belief.json``, made by
+``python -m cardzoo.evaluation.studies.belief_rope_team``.
+
 The network file is the policy file format (:mod:`.policy_file`, read as untrusted input by ``read_policy``) with
 ``meta["kind"] == "rope_team_belief"`` and an input of ``SIZE`` entries; :class:`BeliefNet` refuses anything else
 with a ``PolicyError``. ``cardzoo.training.belief`` trains and writes it; the shipped ones are
@@ -46,7 +53,7 @@ import numpy as np
 from cardzoo.envs.common.cards import FULL_MASK, SUIT_MASKS, cards_of
 from cardzoo.envs.common.errors import OptionError, PolicyError
 from cardzoo.envs.rope_team import rules
-from cardzoo.envs.rope_team.observer import LAYOUT
+from cardzoo.envs.rope_team.observer import LAYOUT, observe_bits
 
 from .policy_file import ACTIVATIONS, read_policy
 from .rope_team_search import RopeTeamSearch
@@ -243,8 +250,6 @@ def search_worlds(net: BeliefNet, agent: RopeTeamSearch, table: rules.State, wor
     """The worlds of a :class:`~cardzoo.agents.rope_team_search.RopeTeamSearch` decision drawn from its learned
     belief: the observation is rebuilt from the agent's public table (its own frame, the seat as seat 0: the same
     bits as the observation it was given), the partner's voids and leads from its memory of the deal's plays."""
-    from cardzoo.envs.rope_team.observer import observe_bits
-
     void, led = 0, 0
     for p in agent.partner_plays:
         if p.table.led is None:
@@ -254,8 +259,6 @@ def search_worlds(net: BeliefNet, agent: RopeTeamSearch, table: rules.State, wor
     obs = LAYOUT.to_array(observe_bits(table, 0))
     ridge = [table.ridge[i] if table.up[i] else -1 for i in range(rules.RIDGE)]
     return sample_worlds(net, obs, void, led, ridge, agent.seen_off_ridge, worlds, agent.rng)
-
-
 
 
 BUDGET = {"rollouts": 128, "min_worlds": 8}  # the registry's search_belief; see evaluation/results/rope_team_belief*

@@ -248,3 +248,26 @@ def test_search_belief_is_registered_reproducible_and_legal():
     assert game(1) == game(1)
     agent = make_agent("search_belief", "rope_team_v0", seed=0)
     assert agent.belief.meta["kind"] == belief.KIND and agent.options.rollouts == belief.BUDGET["rollouts"]
+
+
+def test_the_study_resumes_where_it_stopped(tmp_path, monkeypatch):
+    """A rerun plays only what the rows lack: the deals already there are neither replayed nor counted twice."""
+    from cardzoo.evaluation.studies import belief_rope_team as study
+
+    small = {"worlds": 16, "rollouts": 16, "min_worlds": 4}  # the study's teams at a test's budget
+    monkeypatch.setattr(study, "SEATS", {**study.SEATS, "search": lambda: RopeTeamSearch(**small),
+                                         "search_small": lambda: RopeTeamSearch(**small),
+                                         "search_belief": lambda: belief.RopeTeamBeliefSearch(**small)})
+    charts = []
+    monkeypatch.setattr(study, "chart", lambda summary, path: charts.append(path))  # matplotlib's seconds spared
+    rows, out = tmp_path / "rows.jsonl", tmp_path / "out.json"
+    args = ["--positions", "1", "--levels", "hard", "--rows", str(rows), "--out", str(out)]
+    study.main([*args, "--games", "1"])
+    first = rows.read_text().splitlines()
+    study.main([*args, "--games", "2"])
+    lines = rows.read_text().splitlines()
+    assert lines[: len(first)] == first and len(lines) == len(first) + len(study.TEAMS)
+    summary = json.loads(out.read_text())
+    assert summary["play"]["hard"]["games"] == 2 and set(summary["play"]["hard"]["teams"]) == set(study.TEAMS)
+    assert set(summary["read"]) == {"simple", "learned"} and len(summary["commands"]) == 2
+    assert charts == [out.with_suffix(".png")] * 2

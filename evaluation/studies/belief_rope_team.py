@@ -20,11 +20,21 @@ and appends the rest, so a later session can bring the deals to 1,000 per level 
 
 The summary (``--out``, JSON, and a PNG next to it) has win rates with Wilson intervals, paired differences with
 the simple strategy and with the default search, the share of the default search's gain over the simple strategy
-that each cheaper search keeps, and the ms per decision. Run alone and niced (one process)::
+that each cheaper search keeps, and the ms per decision; ``cross`` the teams with a learned partner, paired with
+``learned`` and ``simple`` on the same deals. Run alone and niced (one process). The committed results came from
+these five runs, in order (``--rows evaluation/results/rope_team_belief_rows.jsonl --out
+evaluation/results/rope_team_belief.json`` each; the file lists them, each continued the rows of the ones before,
+none was stopped by its ``--minutes``), then the rows' CPU seconds were rounded to 5 decimals (the first runs wrote
+full floats) and the summary recomputed from them::
 
-    nice -n 5 python -m cardzoo.evaluation.studies.belief_rope_team --positions 600 --games 200 \\
-        --levels hard expert --rows evaluation/results/rope_team_belief_rows.jsonl \\
-        --out evaluation/results/rope_team_belief.json
+    nice -n 5 python -m cardzoo.evaluation.studies.belief_rope_team --positions 150 --games 200 \
+        --levels hard expert --minutes 14
+    ... --positions 150 --games 300 --levels hard expert --minutes 5
+    ... --positions 150 --cross 80 --levels hard --minutes 3
+    ... --positions 150 --games 400 --levels hard expert --minutes 2.5
+    ... --positions 150 --cross 200 --levels hard expert --minutes 3
+
+The same command with a larger ``--games`` (``--cross``) brings the deals to 1,000 per level.
 """
 
 from __future__ import annotations
@@ -177,8 +187,8 @@ def play_deal(level: str, seed: int, team: str) -> dict:
     record = play(level, seed, agents, clock)
     seconds = np.array(clock["seconds"])
     searched = np.array(clock["searched"], bool)
-    return {"outcome": record["outcome"], "decisions": len(seconds), "cpu_seconds": float(seconds.sum()),
-            "searched": int(searched.sum()), "searched_seconds": float(seconds[searched].sum()),
+    return {"outcome": record["outcome"], "decisions": len(seconds), "cpu_seconds": round(float(seconds.sum()), 5),
+            "searched": int(searched.sum()), "searched_seconds": round(float(seconds[searched].sum()), 5),
             "departed": int(np.sum(clock["departed"]))}
 
 
@@ -247,13 +257,13 @@ def chart(summary: dict, path: Path) -> None:
         return
     groups = {}
     for level, entry in summary["play"].items():
-        bars = []
-        for t, team in entry["teams"].items():
-            ms = f" ({team['ms_per_decision']:.0f} ms)" if "ms_per_decision" in team else ""
-            bars.append(charts.Bar(f"{t}{ms}", team["rate"], team["low"], team["high"],
-                                   agent=t if t in charts.AGENT_COLOURS else None))
-        groups[f"{level} ({entry['games']} deals)"] = bars
-    charts.bar_chart("Rope Team: search with a learned belief vs importance sampling (both seats; CPU ms/decision)",
+        teams = entry["teams"]
+        bars = [charts.Bar(t, team["rate"], team["low"], team["high"], agent=t if t in charts.AGENT_COLOURS else None)
+                for t, team in teams.items()]
+        ms = "\n".join(f"{t}: {team['ms_per_decision']:.1f} CPU ms/decision" for t, team in teams.items()
+                       if "ms_per_decision" in team)
+        groups[f"{level}, {entry['games']} deals\n{ms}"] = bars
+    charts.bar_chart("Rope Team: search with a learned belief vs importance-sampled search (both seats the same)",
                      groups, path)
 
 
@@ -294,7 +304,7 @@ def main(argv: list[str] | None = None) -> None:
                 scored = read_game(player, index)
                 new = [{"part": "read", "player": player, "game": index, "decisions": len(scored),
                         **{k: round(sum(r[k] for r in scored), 4) for k in _SUMMED}}]
-                f.writelines(json.dumps(r) + "\n" for r in new)
+                f.writelines(json.dumps(r, separators=(",", ":")) + "\n" for r in new)
                 f.flush()
                 rows += new
             print(f"\r  read: {index + 1}/{args.positions} games", end="", file=sys.stderr, flush=True)
@@ -304,7 +314,7 @@ def main(argv: list[str] | None = None) -> None:
                     if ("play", None, None, level, team, seed) in done or out_of_time():
                         continue
                     row = {"part": "play", "level": level, "team": team, "seed": seed, **play_deal(level, seed, team)}
-                    f.write(json.dumps(row) + "\n")
+                    f.write(json.dumps(row, separators=(",", ":")) + "\n")
                     f.flush()
                     rows.append(row)
             print(f"\r  play: deal {seed + 1}/{args.games}, {time.process_time() - start:.0f} CPU s", end="",
@@ -315,7 +325,7 @@ def main(argv: list[str] | None = None) -> None:
                     if ("play", None, None, level, team, seed) in done or out_of_time():
                         continue
                     row = {"part": "play", "level": level, "team": team, "seed": seed, **play_deal(level, seed, team)}
-                    f.write(json.dumps(row) + "\n")
+                    f.write(json.dumps(row, separators=(",", ":")) + "\n")
                     f.flush()
                     rows.append(row)
             print(f"\r  cross: deal {seed + 1}/{args.cross}, {time.process_time() - start:.0f} CPU s", end="",
