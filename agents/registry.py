@@ -11,6 +11,7 @@ from .partners import rope_team as rope_partners
 from .random_agent import RandomAgent
 from .rook_heuristic import RookHeuristic
 from .rook_search import RookSearch
+from .rope_team_belief import RopeTeamBeliefSearch
 from .rope_team_search import RopeTeamSearch
 from .rope_team_simple import RopeTeamSimple
 from .summit_rush_partners import PARTNERS as SUMMIT_PARTNERS
@@ -52,6 +53,7 @@ AGENTS: dict[str, dict[str, Callable]] = {
     **{p.name: {"summit_rush_v0": p} for p in SUMMIT_PARTNERS},
     "heuristic": {"rook_v0": RookHeuristic},
     "search": {"rope_team_v0": RopeTeamSearch, "summit_rush_v0": SummitRushSearch, "rook_v0": RookSearch},
+    "search_belief": {"rope_team_v0": RopeTeamBeliefSearch},  # worlds drawn from a learned belief, fewer rollouts
     # Trained policies shipped in agents/policies (see its README for the commands that made them).
     # `learned` is the strongest measured for each game; `learned_v1` the policies it replaced (MaskablePPO).
     # A Summit Rush setting no policy can read (three players, solo, untimed, ...) is played by the simple strategy,
@@ -93,6 +95,8 @@ DESCRIPTIONS = {
     **{p.name: f"Summit Rush's simple strategy but for one convention -- {p.convention}" for p in SUMMIT_PARTNERS},
     "heuristic": "Rook's heuristic player",
     "search": "determinized search over the hidden cards with the game's baseline as blueprint",
+    "search_belief": "Rope Team's search with its worlds drawn from a learned belief over the partner's hand and "
+                     "a third of the rollouts",
     "learned": "the strongest shipped trained policy of each game",
     "learned_v1": "the trained policies learned named before (MaskablePPO), kept for comparison",
     "learned_talk": "a Summit Rush policy trained in talking games (Normal)",

@@ -156,11 +156,17 @@ class RopeTeamSearch(BitsAgent):
 
     name = "search"
 
-    def __init__(self, seed: int | None = None, rollout_policy: Policy | None = None, **options):
+    def __init__(self, seed: int | None = None, rollout_policy: Policy | None = None, belief=None, **options):
         """``rollout_policy``: the blueprint that plays both seats in the rollouts, a batched policy
         ``obs[N, 464], mask[N, 52] -> cards[N]`` (None: the simple strategy on the rollouts' arrays, the fast
         path; :func:`cardzoo.agents.rope_team_rollouts.simple_policy` is the same strategy on observations). The
-        partner model stays the simple strategy."""
+        partner model stays the simple strategy. ``belief``: a learned belief that draws the rollout worlds instead
+        of the weighted draws, an object with ``worlds(agent, table, n_worlds)`` returning this class's worlds
+        (:class:`cardzoo.agents.rope_team_belief.BeliefNet`; ``worlds``, ``epsilon`` and ``mixture`` then do not
+        apply)."""
+        if belief is not None and not callable(getattr(belief, "worlds", None)):
+            raise OptionError(f"belief must be a learned belief (rope_team_belief.BeliefNet), got {belief!r}")
+        self.belief = belief
         if rollout_policy is not None and not callable(rollout_policy):
             raise OptionError(f"rollout_policy must be a batched policy (obs, mask) -> cards, got {rollout_policy!r}")
         self.rollout_policy = rollout_policy
@@ -293,6 +299,8 @@ class RopeTeamSearch(BitsAgent):
 
     def _belief(self, obs: _Observation, table: rules.State, n_worlds: int) -> dict | None:
         """Worlds drawn and weighted (see the module docstring): the partner's hand, the ridge, the later deals."""
+        if self.belief is not None and not obs.open_hands:
+            return self.belief.worlds(self, table, n_worlds)
         opt = self.options
         rng = self.rng
         ridge_known = _ridge_up(table)

@@ -21,6 +21,7 @@ import pytest
 
 from cardzoo.agents.registry import agent_names, make_agent
 from cardzoo.agents.rook_search import RookSearch
+from cardzoo.agents.rope_team_belief import RopeTeamBeliefSearch
 from cardzoo.agents.rope_team_search import RopeTeamSearch
 from cardzoo.agents.summit_rush_search import _MEMO, SummitRushSearch
 from cardzoo.envs import rope_team_v0
@@ -30,7 +31,7 @@ from .hidden_worlds import GAMES, Diverged, check_no_peeking, holds_live_objects
 
 # Small budgets; Summit Rush's z = 0 leaves the blueprint on any gain, so more of the search decides.
 SMALL = {RopeTeamSearch: {"worlds": 48, "rollouts": 32}, SummitRushSearch: {"worlds": 3, "z": 0.0},
-         RookSearch: {"worlds": 2, "bid_worlds": 3, "tries": 4}}
+         RookSearch: {"worlds": 2, "bid_worlds": 3, "tries": 4}, RopeTeamBeliefSearch: {"rollouts": 32}}
 ROPE_LEVELS = ("easy", "normal", "hard", "expert")
 SUMMIT_SILENT = ({"level": "normal", "talk": False}, {"level": "hard", "talk": False},
                  {"time_limit": None, "talk": False}, {"players": 3, "talk": False}, {"solo": True, "talk": False})

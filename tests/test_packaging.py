@@ -14,7 +14,7 @@ ROOT = Path(__file__).resolve().parents[1]
 # Folder in the checkout -> where it lands in the cardzoo namespace.
 PACKAGES = {"envs": "cardzoo/envs", "agents": "cardzoo/agents", "training": "cardzoo/training",
             "evaluation": "cardzoo/evaluation", "seeds": "cardzoo/seeds", "play": "cardzoo/play"}
-DATA = ("agents/policies", "seeds", "evaluation/results", "play/static")
+DATA = ("agents/policies", "agents/beliefs", "seeds", "evaluation/results", "play/static")
 
 
 def _tracked(folder: str) -> list[str]:
