@@ -74,26 +74,3 @@ class OtherPlay:
     def wins(self, done: np.ndarray) -> np.ndarray:
         return self.engines.wins(done)
 
-
-def other_play_rates(policy_path, levels, games: int, seed: int = 0, first_seed: int = 10_000_000
-                     ) -> dict[str, float]:
-    """The policy's win rate with itself when each seat sees every game through its own random relabelling (the
-    other-play score; draws from ``seed``), on the deals ``first_seed + i`` of each level: how much of its
-    self-play rests on conventions that name suits (self-play minus this)."""
-    from cardzoo.agents.learned import NumpyPolicy
-
-    from .ppo_batched import BatchedConfig, Engines, greedy
-
-    policy = NumpyPolicy(policy_path)
-    rates = {}
-    for level in levels:
-        cfg = BatchedConfig(levels=(level,), num_envs=games, features=policy.meta.get("features"), out="unused")
-        engines = OtherPlay(Engines(cfg, games, first_seed), cfg.game, seed)
-        obs, mask, _ = engines.reset()
-        playing, won = np.ones(games, bool), np.zeros(games, bool)
-        while playing.any():
-            obs, mask, _, _, done = engines.step(greedy(policy, engines.inputs(obs, mask), mask))
-            won |= playing & engines.wins(done)
-            playing &= ~done
-        rates[level] = float(won.mean())
-    return rates
