@@ -15,7 +15,7 @@ plays only what is missing (e.g. ``--games 1000`` first, then 2000). One process
     nice -n 5 python -m cardzoo.evaluation.studies.otherplay_rope_team \\
         --candidate evaluation/results/training/rope_team_otherplay_not_shipped/policy.npz --games 2000 \\
         --partner-games 1000 --partners simple --cache /tmp/otherplay_cache \\
-        --out evaluation/results/training/rope_team_otherplay/paired.json
+        --out evaluation/results/training/rope_team_otherplay_not_shipped/paired.json
 
 Writes the JSON (every rate with its Wilson interval, every paired difference, the command) and a PNG beside it.
 """
