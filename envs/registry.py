@@ -51,6 +51,9 @@ class GameSpec:
     tick_loop: str | None = None  # "module:attr": the runner's tick-by-tick loop (Parallel games)
     record_version: str | None = None  # part of the evaluation cache key of games played by ``tick_loop``
     ceilings: str | None = None  # file name pattern of the ceilings under evaluation/results/ ("{variant}")
+    # "module:attr" of a function giving the game's symmetries as array tables (observation gathers, action maps):
+    # relabellings the rules leave invariant, which other-play training draws from
+    symmetries: str | None = None
 
     @property
     def module(self) -> str:
@@ -145,6 +148,7 @@ register(GameSpec(
     engine="cardzoo.envs.rope_team.batched:RopeTeamBatched",
     fast_loop="cardzoo.evaluation.matches.loops:rope_team_bits_game",
     ceilings="rope_team_ceiling_{variant}.json",
+    symmetries="cardzoo.envs.rope_team.symmetry:tables",
 ))
 register(GameSpec(
     name="summit_rush", env_id="summit_rush_v0", title="Summit Rush", parallel=True, cooperative=True,

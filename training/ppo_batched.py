@@ -99,6 +99,14 @@ class BatchedConfig:
     imitate: str | None = option(None, "warm start: clone this agent's self-play first (e.g. simple), or none")
     imitate_games: int = option(8_000, "games of the cloned agent's self-play", low=1)
     imitate_epochs: int = option(4, "passes over them", low=1)
+    init: str | None = option(None, "fine-tune: start the actor from this policy (a shipped policy's name or a .npz "
+                                    "path; same inputs and sizes), instead of --imitate, or none")
+    critic_warmup: int = option(0, "rollouts at the start that train only the critic (with --init: the critic "
+                                   "starts fresh, and its first advantages would be noise)", low=0)
+    partner_share: float = option(0.0, "Rope Team: share of the games where the learner's partner is the simple "
+                                       "strategy (cardzoo.training.partners_batched); 0: self-play only", low=0)
+    otherplay: bool = option(False, "other-play: each seat sees every game through a random symmetry of the game "
+                                    "(cardzoo.training.otherplay)")
     eval_games: int = option(500, "games per level at each evaluation", low=1)
     eval_every: int = option(1_000_000, "decisions between evaluations (and checkpoints)", low=1)
     out: str = option("", "output folder (default: runs/GAME_batched)")
@@ -116,6 +124,14 @@ class BatchedConfig:
         if self.num_envs < len(self.levels):
             raise ValueError(f"num_envs {self.num_envs} is fewer than the {len(self.levels)} levels")
         self.out = self.out or f"runs/{self.game}_batched"
+        if self.init and self.imitate:
+            raise ValueError("--init and --imitate both set the starting actor: give one (--imitate none)")
+        if self.partner_share and (self.game != "rope_team" or self.features != "rope_team_scores"
+                                   or self.partner_share > 1 or self.otherplay):
+            raise ValueError("--partner-share is for rope_team with --features rope_team_scores, at most 1, "
+                             "without --otherplay")
+        if self.otherplay and GAMES[self.game].symmetries is None:
+            raise ValueError(f"--otherplay needs the game's symmetries; {self.game} declares none")
 
 
 # ----------------------------------------------------------------------------- engines and inputs
@@ -226,6 +242,24 @@ def warm_start(agent: Agent, cfg: BatchedConfig, log) -> None:
             f"{cfg.imitate!r} on {100 * agreed / len(order):.1f}% of decisions")
 
 
+def load_actor(agent: Agent, init: str, features: str | None) -> None:
+    """Copy the actor of the policy ``init`` (a shipped name or a path) into ``agent``'s actor."""
+    from cardzoo.agents.learned import shipped_policy
+
+    policy = NumpyPolicy(Path(init) if init.endswith(".npz") else shipped_policy(init))
+    if policy.meta.get("features") != features:
+        raise ValueError(f"--init {init} reads features {policy.meta.get('features')!r}, the run {features!r}")
+    layers = [m for m in agent.actor if isinstance(m, nn.Linear)]
+    arrays = [*policy.weights, policy.action]
+    if [tuple(layer.weight.shape) for layer in layers] != [tuple(w.T.shape) for w, _ in arrays]:
+        raise ValueError(f"--init {init} has layers {[w.shape for w, _ in arrays]}; the run's actor "
+                         f"{[tuple(layer.weight.T.shape) for layer in layers]} (set --hidden to match)")
+    with torch.no_grad():
+        for layer, (w, b) in zip(layers, arrays, strict=True):
+            layer.weight.copy_(torch.from_numpy(np.ascontiguousarray(w.T)))
+            layer.bias.copy_(torch.from_numpy(b))
+
+
 def export(agent: Agent, path: Path, meta: dict) -> Path:
     return export_layers(agent.actor[:-1], agent.actor[-1], path, meta)
 
@@ -282,6 +316,16 @@ def train(cfg: BatchedConfig, command: str = "") -> Path:
     start = time.time()
     engines = Engines(cfg, cfg.num_envs, cfg.seed * 2**45)
     versus = not GAMES[cfg.game].cooperative
+    if cfg.otherplay:
+        from .otherplay import OtherPlay
+
+        engines = OtherPlay(engines, cfg.game, cfg.seed)
+    if cfg.partner_share:
+        from .partners_batched import PartnerEngines
+
+        engines = PartnerEngines(engines, cfg.partner_share, cfg.seed)
+    # steps some other agent decides (an opponent's, a fixed partner's): not learned from (``learner`` rows)
+    mixed = versus or bool(cfg.partner_share)
     if versus:  # the learner against the opponent pool
         from .versus_batched import VersusEngines, versus_advantages
 
@@ -295,6 +339,9 @@ def train(cfg: BatchedConfig, command: str = "") -> Path:
     optimizer = torch.optim.Adam(agent.parameters(), lr=cfg.learning_rate, eps=1e-5, fused=True)
     if cfg.imitate:
         warm_start(agent, cfg, log)
+    if cfg.init:
+        load_actor(agent, cfg.init, cfg.features)
+        log(f"actor from {cfg.init}")
     meta = {"env": GAMES[cfg.game].env_id, "config": asdict(cfg), "command": command, "features": cfg.features,
             "trainer": "cardzoo.training.ppo_batched"}
     log(f"{cfg.game} on levels {', '.join(cfg.levels)}: {n} games, rollouts of {batch:,} decisions, "
@@ -313,7 +360,7 @@ def train(cfg: BatchedConfig, command: str = "") -> Path:
     slots, deciding = np.arange(n), seat
 
     evaluations = Evaluations(out, log)
-    steps, next_eval, games, won = 0, 0, 0, 0
+    steps, next_eval, games, won, rollouts = 0, 0, 0, 0, 0
     learn_seconds = learn_cpu = 0.0  # time in rollouts and updates (no evaluation)
     phases = Phases()
 
@@ -344,7 +391,7 @@ def train(cfg: BatchedConfig, command: str = "") -> Path:
                 logp = masked_log_softmax(logits, b_legal[t])
                 action = sample(logp, sampling)
                 b_actions[t], b_logprobs[t] = action, logp.gather(1, action[:, None]).squeeze(1)
-                if versus:
+                if mixed:
                     b_learner[t] = torch.from_numpy(engines.learner)
                 phases.lap("sampling")
                 obs, mask, seat, rewards, done = engines.step(action.numpy())
@@ -359,7 +406,8 @@ def train(cfg: BatchedConfig, command: str = "") -> Path:
                 games += int(done.sum())
                 won += int(engines.wins(done).sum())
                 phases.lap("observation and mask to tensors")
-        steps += int(b_learner.sum()) if versus else batch  # the learner's decisions (the SB3 path's count)
+        steps += int(b_learner.sum()) if mixed else batch  # the learner's decisions (the SB3 path's count)
+        rollouts += 1
 
         # generalised advantage estimation, bootstrapped from the value after the rollout
         with torch.inference_mode():
@@ -371,7 +419,9 @@ def train(cfg: BatchedConfig, command: str = "") -> Path:
                 following = next_value if t == t_len - 1 else b_values[t + 1]
                 delta = b_rewards[t] + cfg.gamma * following * nonterminal - b_values[t]
                 advantages[t] = last = delta + cfg.gamma * cfg.gae_lambda * nonterminal * last
-            if versus:  # over the learner's decisions only, bootstrapped from its own view of each game
+            if mixed:  # over the learner's decisions only, bootstrapped from its own view of each game
+                from .versus_batched import versus_advantages
+
                 next_value = agent.critic(torch.from_numpy(engines.learner_inputs()).float()).squeeze(1)
                 advantages = versus_advantages(b_rewards, b_values, b_dones, b_learner, next_value, next_done,
                                                cfg.gamma, cfg.gae_lambda)
@@ -392,6 +442,13 @@ def train(cfg: BatchedConfig, command: str = "") -> Path:
                     continue
                 x, legal = f_inputs.index_select(0, mb), f_legal.index_select(0, mb)
                 phases.lap("update minibatch gather")
+                if rollouts <= cfg.critic_warmup:  # the actor stays as it is: no actor loss, no gradient
+                    loss = cfg.vf_coef * 0.5 * ((agent.critic(x).squeeze(1) - f_returns[mb]) ** 2).mean()
+                    optimizer.zero_grad()
+                    loss.backward()
+                    nn.utils.clip_grad_norm_(agent.parameters(), cfg.max_grad_norm, foreach=True)
+                    optimizer.step()
+                    continue
                 logits, value = agent.actor(x), agent.critic(x).squeeze(1)
                 logp = masked_log_softmax(logits, legal)
                 logprob = logp.gather(1, f_actions[mb, None]).squeeze(1)
