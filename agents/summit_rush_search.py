@@ -75,7 +75,7 @@ from cardzoo.envs.summit_rush.observer import HEARD_AGES
 from cardzoo.envs.summit_rush.rules import N_MESSAGES, N_PEAKS
 
 from .base import BitsAgent
-from .summit_rush_rollouts import BlueprintFactory, SimpleBlueprint, rollout_values
+from .summit_rush_rollouts import BlueprintFactory, SimpleBlueprint, blueprint_moves, rollout_values
 from .summit_rush_simple import _PILE_RANK, Table, cached_plan, decode_table
 
 _HEARD_PER_SEAT = N_MESSAGES - 1 + HEARD_AGES  # the talk pieces per seat: last message and its age
@@ -205,13 +205,34 @@ def blueprint_joint(pub: Public) -> tuple[int, ...]:
 
 
 def search(pub: Public, worlds: int, depth: int | None, z: float, team_seed: int,
-           blueprint: BlueprintFactory = SimpleBlueprint) -> tuple[int, ...]:
+           blueprint: BlueprintFactory = SimpleBlueprint, blueprint_ticks: int | None = None
+           ) -> tuple[int, ...]:
     """The best joint move for the public table ``pub`` (see the module docstring)."""
-    cands = candidates(pub)
-    if len(cands) == 1:
-        return cands[0]
+    return search_with_blueprint(pub, worlds, depth, z, team_seed, blueprint, blueprint_ticks)[0]
+
+
+def search_with_blueprint(pub: Public, worlds: int, depth: int | None, z: float, team_seed: int,
+                          blueprint: BlueprintFactory = SimpleBlueprint, blueprint_ticks: int | None = None
+                          ) -> tuple[tuple[int, ...], tuple[int, ...], int]:
+    """(the joint move chosen, the blueprint's joint move, the candidates rolled out: 0 when one was all there
+    was) for the public table ``pub``.
+
+    With the default blueprint the move deviated from is the simple strategy's plan (:func:`blueprint_joint`);
+    with any other it is the blueprint's own: every seat's action on its observation of the table, read in a
+    sampled world (nothing in the observation is hidden, so every world gives the real observations)."""
     rng = random.Random(repr((pub.key, team_seed)))  # str seeds hash with SHA-512: the same in every process
-    values = rollout_values([sample_world(pub, rng) for _ in range(worlds)], cands, depth, blueprint)
+    if blueprint is SimpleBlueprint:
+        cands = candidates(pub)
+        if len(cands) == 1:
+            return cands[0], cands[0], 0
+        sampled = [sample_world(pub, rng) for _ in range(worlds)]
+    else:
+        sampled = [sample_world(pub, rng) for _ in range(worlds)]
+        first = blueprint_moves(sampled[0], blueprint)
+        cands = [first, *(c for c in candidates(pub) if c != first)]
+        if len(cands) == 1:
+            return first, first, 0
+    values = rollout_values(sampled, cands, depth, blueprint, blueprint_ticks)
     # worlds where candidate i ends better / worse than the blueprint's move (candidate 0)
     better = (values > values[:, :1]).sum(axis=0).tolist()
     worse = (values < values[:, :1]).sum(axis=0).tolist()
@@ -219,10 +240,27 @@ def search(pub: Public, worlds: int, depth: int | None, z: float, team_seed: int
     # candidates the best looks better than it is (the winner's curse), as in SPARTA's deviation threshold.
     best = max(range(len(cands)), key=lambda i: (better[i] - worse[i], -i))
     gain = better[best] - worse[best]
-    return cands[best] if gain > 0 and gain >= z * (better[best] + worse[best]) ** 0.5 else cands[0]
+    chosen = cands[best] if gain > 0 and gain >= z * (better[best] + worse[best]) ** 0.5 else cands[0]
+    return chosen, cands[0], len(cands)
 
 
-_MEMO: dict[tuple, tuple[int, ...]] = {}
+_MEMO: dict[tuple, tuple[tuple[int, ...], tuple[int, ...], int]] = {}
+
+
+def _blueprint(spec) -> BlueprintFactory:
+    """The rollouts' blueprint an option names: ``"simple"``, ``"learned"`` (the registry's shipped policies), or
+    policy files (a ``.npz`` path or a list of them)."""
+    if isinstance(spec, str) and spec == "simple":
+        return SimpleBlueprint
+    from .summit_rush_learned_blueprint import LearnedBlueprint  # the policy files load on first use only
+
+    if isinstance(spec, str) and spec == "learned":
+        return LearnedBlueprint()
+    paths = [spec] if isinstance(spec, str) else spec
+    if not isinstance(paths, list | tuple) or not paths or not all(
+            isinstance(p, str) and p.endswith(".npz") for p in paths):
+        raise OptionError(f"blueprint must be 'simple', 'learned' or .npz policy file path(s), got {spec!r}")
+    return LearnedBlueprint(tuple(paths))
 
 
 class SummitRushSearch(BitsAgent):
@@ -231,7 +269,7 @@ class SummitRushSearch(BitsAgent):
     name = "search"
 
     def __init__(self, seed: int | None = None, worlds: int = 32, depth: int | None = None, z: float = 1.0,
-                 team_seed: int = 0):
+                 team_seed: int = 0, blueprint: str | list | tuple = "simple", blueprint_ticks: int | None = None):
         if isinstance(worlds, bool) or not isinstance(worlds, int) or worlds < 1:
             raise OptionError(f"worlds must be a whole number >= 1, got {worlds!r}")
         if depth is not None and (isinstance(depth, bool) or not isinstance(depth, int) or depth < 0):
@@ -240,7 +278,13 @@ class SummitRushSearch(BitsAgent):
             raise OptionError(f"z must be a finite number >= 0 (0: follow any gain), got {z!r}")
         if isinstance(team_seed, bool) or not isinstance(team_seed, int):
             raise OptionError(f"team_seed must be an int shared by the team's seats, got {team_seed!r}")
+        if blueprint_ticks is not None and (isinstance(blueprint_ticks, bool) or not isinstance(blueprint_ticks, int)
+                                            or blueprint_ticks < 0):
+            raise OptionError(f"blueprint_ticks must be None (the blueprint to the end) or a whole number >= 0, got "
+                              f"{blueprint_ticks!r}")
         self.worlds, self.depth, self.z, self.team_seed = worlds, depth, float(z), team_seed
+        self.blueprint_spec = blueprint  # as given (the tests rebuild the agent with another budget from it)
+        self.blueprint, self.blueprint_ticks = _blueprint(blueprint), blueprint_ticks
         self.reset(seed)
 
     def reset(self, seed: int | None = None) -> None:
@@ -250,6 +294,9 @@ class SummitRushSearch(BitsAgent):
         # move; and how many decisions in a row found the table as at the one before.
         self._last: dict[int, tuple] = {}
         self.stalled: dict[int, int] = {}
+        # What this agent's searches cost and did (a memo hit counts for the seat that searched): searches run,
+        # rollouts played (candidates x worlds), joint moves that left the blueprint's.
+        self.searches = self.rollouts = self.deviations = 0
 
     def act_bits(self, bits: int, legal: int, size: int | None = None, n_actions: int | None = None) -> int:
         """The decision from the observation and mask as ints (bit i = entry i) and their lengths; in a talking
@@ -259,20 +306,25 @@ class SummitRushSearch(BitsAgent):
         legal &= (1 << (N_PEAKS * n + 2)) - 1
         if not legal:
             raise ValueError("the action mask has no legal action: the game is over")
-        key = (pub.key, self.worlds, self.depth, self.z, self.team_seed)
-        joint = _MEMO.get(key)
-        if joint is None:
+        key = (pub.key, self.worlds, self.depth, self.z, self.team_seed, self.blueprint, self.blueprint_ticks)
+        found = _MEMO.get(key)
+        if found is None:
             if len(_MEMO) > 64:
                 _MEMO.clear()
-            joint = _MEMO[key] = search(pub, self.worlds, self.depth, self.z, self.team_seed)
-        joint = self._unstall(pub, joint, legal)
+            found = _MEMO[key] = search_with_blueprint(pub, self.worlds, self.depth, self.z, self.team_seed,
+                                                       self.blueprint, self.blueprint_ticks)
+            self.searches += found[2] > 0
+            self.rollouts += found[2] * self.worlds
+            self.deviations += found[0] != found[1]
+        joint = self._unstall(pub, found[0], found[1], legal)
         action = joint[pub.table.seat]
         if not legal >> action & 1:
             raise ValueError(f"the search chose action {action}, which the mask forbids: the observation and the "
                              "mask disagree")
         return action
 
-    def _unstall(self, pub: Public, joint: tuple[int, ...], legal: int) -> tuple[int, ...]:
+    def _unstall(self, pub: Public, joint: tuple[int, ...], first: tuple[int, ...], legal: int
+                 ) -> tuple[int, ...]:
         """The joint move to play, given that the partner may not be playing its part of it.
 
         In a search team the table changes every tick: some seat acts, and no two events collide. A table that
@@ -287,7 +339,7 @@ class SummitRushSearch(BitsAgent):
             self.stalled[seat] = 0
             return joint
         self.stalled[seat] += 1
-        joint = blueprint_joint(pub)
+        joint = blueprint_joint(pub) if self.blueprint is SimpleBlueprint else first
         if self.stalled[seat] == 1 or joint[seat] != wait:
             return joint
         mine = [a for a in (wait - 1, *range(seat, wait - 1, pub.piles)) if legal >> a & 1]

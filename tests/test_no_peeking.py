@@ -41,7 +41,8 @@ def build(name: str, env_name: str, seed: int):
     """The registry's agent ``name`` (a search agent rebuilt with a small budget), seeded with ``seed``."""
     agent = make_agent(name, env_name, seed=seed)
     if type(agent) in SMALL:
-        agent = type(agent)(seed=seed, **SMALL[type(agent)])
+        same = {"blueprint": agent.blueprint_spec} if isinstance(agent, SummitRushSearch) else {}
+        agent = type(agent)(seed=seed, **SMALL[type(agent)], **same)
     agent.reset(seed)
     return agent
 

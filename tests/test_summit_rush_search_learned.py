@@ -1,0 +1,114 @@
+"""Summit Rush's search on the learned blueprint (``search_learned``): the batched blueprint plays what the
+``learned`` agent plays on the env's own observations, the search keeps the blueprint's move when no deviation
+clears the threshold, it decides the same every time, and bad options are refused by name."""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+
+import numpy as np
+import pytest
+
+from cardzoo.agents import summit_rush_search
+from cardzoo.agents.registry import make_agent
+from cardzoo.agents.summit_rush_learned_blueprint import LearnedBlueprint
+from cardzoo.agents.summit_rush_rollouts import blueprint_moves
+from cardzoo.agents.summit_rush_search import SummitRushSearch
+from cardzoo.envs import summit_rush_v0
+from cardzoo.envs.common.errors import OptionError
+
+from .test_summit_rush_search import play
+
+
+class Noisy:
+    """The learned agent with a third of its moves random: tables two learned players would not reach."""
+
+    def __init__(self, seed: int):
+        self.agent, self.rng = make_agent("learned", "summit_rush_v0"), np.random.default_rng(seed)
+
+    def reset(self, seed=None):
+        pass
+
+    def act(self, observation, action_mask):
+        if self.rng.random() < 1 / 3:
+            return int(self.rng.choice(np.flatnonzero(action_mask)))
+        return self.agent.act(observation, action_mask)
+
+
+@pytest.mark.parametrize("level", ["normal", "hard", "expert"])
+def test_blueprint_plays_learned_on_the_envs_own_observations(level):
+    """At every tick of noisy games: the rollouts' blueprint move at the true state (the engine's rows of each seat)
+    is the learned agent's action on that seat's env observation, and the batched policy on the env's rows, all at
+    once, is the agent's row by row (Expert: Hard's policy on a mapped clock)."""
+    learned, blueprint = make_agent("learned", "summit_rush_v0"), LearnedBlueprint()
+    rows, masks, wanted = [], [], []
+
+    def check(env, obs):
+        mine = tuple(learned.act(obs[a]["observation"], obs[a]["action_mask"]) for a in env.possible_agents)
+        assert blueprint_moves(env.game, blueprint) == mine, f"tick {env.game.tick}"
+        for a, action in zip(env.possible_agents, mine, strict=True):
+            rows.append(obs[a]["observation"])
+            masks.append(obs[a]["action_mask"])
+            wanted.append(action)
+
+    for seed in (11, 12):
+        play({"level": level, "talk": False}, seed, [Noisy(seed), Noisy(seed + 100)], check)
+    env = summit_rush_v0.parallel_env(level=level, talk=False)
+    env.reset(seed=0)
+    config = env.game.config
+    config = dataclasses.replace(config, time_limit=config.ticks, seconds_per_action=1.0)  # the worlds' clock
+    policy = blueprint(config)
+    assert len(set(wanted)) > 5
+    assert policy(np.array(rows), np.array(masks)).tolist() == wanted
+
+
+def test_true_worlds_and_a_huge_threshold_play_the_blueprint(monkeypatch):
+    """With every world the true deal and a threshold no gain clears, a search_learned team plays every tick as
+    two learned players do."""
+    env_of = {}
+    monkeypatch.setattr(summit_rush_search, "sample_world", lambda pub, rng: copy.deepcopy(env_of["env"].game))
+
+    def keep(env, obs):
+        env_of["env"] = env
+
+    for level, seed in (("normal", 3), ("hard", 4)):
+        summit_rush_search._MEMO.clear()
+        team = [SummitRushSearch(worlds=2, z=1e9, blueprint="learned") for _ in range(2)]
+        searched, info = play({"level": level, "talk": False}, seed, team, keep)
+        learned, info2 = play({"level": level, "talk": False}, seed, [make_agent("learned", "summit_rush_v0")
+                                                                       for _ in range(2)])
+        assert searched == learned and info == info2
+        assert sum(a.searches for a in team) > 5 and sum(a.deviations for a in team) == 0
+
+
+def test_search_learned_deviates_and_is_deterministic():
+    """The registry's search_learned (with a small budget) leaves the blueprint sometimes, and a fresh team on the
+    same deal, other agent seeds, decides the same at every tick."""
+    logs = []
+    for offset in (0, 7):
+        summit_rush_search._MEMO.clear()
+        team = [make_agent("search_learned", "summit_rush_v0", seed=offset + i) for i in range(2)]
+        assert team[0].blueprint == LearnedBlueprint()
+        for agent in team:
+            agent.worlds, agent.z = 4, 0.0
+        logs.append(play({"level": "hard", "talk": False}, 5, team)[0])
+        assert sum(a.deviations for a in team) > 0
+    assert logs[0] == logs[1]
+
+
+@pytest.mark.parametrize(("options", "named"), [
+    ({"blueprint": "greedy"}, "blueprint"), ({"blueprint": ["policy.txt"]}, "blueprint"), ({"blueprint": []},
+                                                                                          "blueprint"),
+    ({"blueprint": 3}, "blueprint"), ({"blueprint_ticks": -1}, "blueprint_ticks"),
+    ({"blueprint_ticks": True}, "blueprint_ticks"), ({"blueprint_ticks": 2.5}, "blueprint_ticks")])
+def test_bad_options_are_refused_by_name(options, named):
+    with pytest.raises(OptionError, match=named):
+        SummitRushSearch(**options)
+
+
+def test_a_policy_of_another_game_is_refused():
+    from cardzoo.agents.learned import shipped_policy
+
+    with pytest.raises(OptionError, match="rope_team_v0"):
+        SummitRushSearch(blueprint=[str(shipped_policy("rope_team_v2"))])
