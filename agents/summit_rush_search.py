@@ -48,6 +48,21 @@ tick, so this never happens there). Then the partner follows another plan -- the
 rule -- and the seat plays the blueprint's joint move, and after a second such tick a move of its own (a turn
 first): without this, the two seats waited for each other until the tick cap in untimed games.
 
+On the learned blueprint (``blueprint="learned"``, the registry's ``search_learned``; or any policy files). The
+rollouts are played by the trained policy batched over the rows (:mod:`cardzoo.agents.summit_rush_learned_blueprint`),
+and the move the search leaves only on a clear gain is the policy's joint move: each seat's action on its own
+observation of the table (read in a sampled world -- nothing in an observation is hidden, so any world gives the
+real ones), which is what two ``learned`` players would do, collisions and all; the other candidates are the same
+as above. What each seat assumes of the other: that the partner runs the same search with the same policy files,
+options and ``team_seed`` -- then both compute the same joint move from the same public table and each plays its
+part; and, inside every rollout, that both seats play the learned policy from then on. The policy is per seat, so
+unlike the simple blueprint's it does not assume a division of the piles: a rollout may have both seats reach for
+one card, and the rules settle it. With a partner that plays something else the seat still plays its part of
+the team's best joint move, and a stalled table makes it fall back to the policy's joint move (below), not the
+simple strategy's. ``blueprint_ticks`` plays the policy only for that many ticks of each rollout and the simple
+one-step form to the end (a cheaper rollout). The policy's matrix products should run on one BLAS thread
+(``OPENBLAS_NUM_THREADS=1``): OpenBLAS's threads otherwise spin on a busy machine and multiply the CPU time.
+
 Budget and time. A decision costs ``candidates x worlds`` rollouts of at most ``depth`` ticks, played as one
 batch (each tick one blueprint call and one engine tick for every row still playing); a tick with one candidate
 is not searched. What the batch costs against the per-world rollouts it replaced, at equal worlds and seeds (the

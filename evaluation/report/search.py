@@ -16,7 +16,9 @@ missing result file leaves the section as it was, with a note.
 
 from __future__ import annotations
 
-from .model import Row, Section, load_result
+from pathlib import Path
+
+from .model import RESULTS, Row, Section, load_result
 
 # Issue 11's targets (win rates of the search team; Rook: single rounds against the heuristic).
 TARGETS = {("rope_team", "normal"): 0.95, ("rope_team", "hard"): 0.85, ("rope_team", "expert"): 0.75,
@@ -285,7 +287,88 @@ def summit_rush(out: Section, ceilings: dict[str, Row | None]) -> list[str]:
     lines += ["", "A search team's seats share one search per tick (the second seat reuses the first's), so its time "
               "per decision is half a search; a search seat with another partner pays the whole search every tick.",
               "", "Made by: " + "; ".join(f"`{c}`" for c in commands if c) + "."]
-    return lines + _stale_note(stale)
+    return lines + _stale_note(stale) + summit_rush_learned(out)
+
+
+def _vs(cell: dict, other: str) -> str:
+    v = cell[f"vs_{other}"]
+    return f"{100 * v['difference']:+.1f} [{100 * v['low']:+.1f}, {100 * v['high']:+.1f}]"
+
+
+def summit_rush_learned(out: Section) -> list[str]:
+    """The search on the learned blueprint (issue 28), from ``summit_rush_search_learned.json``."""
+    data = load_result("summit_rush_search_learned")
+    if not data or not data.get("levels"):
+        return []
+    s = data["settings"]
+    tail = "to the end" if s["blueprint_ticks"] is None else f"{s['blueprint_ticks']} ticks, then the simple strategy"
+    lines = [
+        "",
+        "### Search on the learned blueprint",
+        "",
+        f"`search_learned` (the same search, its rollouts played and the move it deviates from chosen by the shipped "
+        f"`learned` policy, each seat's action on its own observation; {s['worlds']} worlds, rollouts {tail}, "
+        f"deviation threshold z = {s['z']:g}) on the report's first timed deals (silent), paired with two `learned` "
+        "and two `simple` players on the same deals, from the committed study "
+        "(`evaluation/results/summit_rush_search_learned.json`, per deal in its `.jsonl`). Paired differences in "
+        "points, 95 %. CPU time on one BLAS thread; a team's two seats share one search a tick, so a tick costs two "
+        "decisions' time.",
+        "",
+        "| level | deals | search_learned | learned | simple | vs learned | vs simple | CPU ms per decision / "
+        "per tick (max) | rollouts per search | left the blueprint | target |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for level, d in data["levels"].items():
+        cells = d["cells"]
+        c = cells["search_learned"]
+        for team, cell in cells.items():
+            out.rows.append(Row("summit_rush", level, "search (learned blueprint)" if team == "search_learned"
+                                else f"{team} (search_learned deals)", cell["rate"], cell["low"], cell["high"],
+                                cell["games"], note=f"deals {d['seeds']}, summit_rush_search_learned.json"))
+        target = d.get("target")
+        lines.append(
+            f"| {level} | {d['seeds']} | {_rate(c)} | {_rate(cells['learned'])} | {_rate(cells['simple'])} | "
+            f"{_vs(c, 'learned')} | {_vs(c, 'simple')} | {c['ms_per_decision']:.0f} / {c['ms_per_tick']:.0f} "
+            f"({c['ms_per_decision_max']:.0f}) | {c['rollouts_per_search']:.0f} | "
+            f"{100 * c['deviations_per_search']:.0f}% of searches | "
+            f"{f'{100 * target:.0f}%' if target else '–'} |")
+    for level, d in data["levels"].items():
+        c, target = d["cells"]["search_learned"], d.get("target")
+        if target is None or c["low"] >= target:
+            continue
+        ends, sources = c["losses"], c["loss_sources"]
+        lost = c["games"] - c["wins"]
+        lines += ["", f"{level.capitalize()}: target {100 * target:.0f}% not reached "
+                  f"({100 * c['rate']:.1f}% [{100 * c['low']:.1f}, {100 * c['high']:.1f}]). Its "
+                  f"{_plural(lost, 'loss', 'losses')}: {ends.get('stuck', 0)} stuck, {ends.get('time', 0)} on time; "
+                  f"told the true deal (its only world), the same search wins "
+                  f"{sum(sources.get('hidden_cards', {}).values())} of them (lost to the hidden cards) and loses "
+                  f"{sum(sources.get('rollout_limits', {}).values())} even so (the limits of the learned "
+                  "blueprint's rollouts)."]
+    lines += ["", "Made by: " + "; ".join(f"`{c}`" for c in data.get("commands", [])) + "."]
+    return ["", LEARNED_BEGIN, *lines[1:], LEARNED_END]
+
+
+LEARNED_BEGIN, LEARNED_END = "<!-- search_learned summit_rush: begin -->", "<!-- search_learned summit_rush: end -->"
+
+
+def refresh(path: Path = RESULTS / "report" / "summary.md") -> None:
+    """Rewrite the search-on-the-learned-blueprint block of a written report from the committed study (the rest of
+    the report takes hours to replay); a report without the block gets it before Summit Rush's talking section."""
+    from .writer import replace_marked  # the writer imports this module
+
+    text = path.read_text()
+    body = "\n".join(summit_rush_learned(Section("summit_rush"))[2:-1])
+    if LEARNED_BEGIN not in text:
+        anchor = "### Talking and silent summit"
+        if text.count(anchor) != 1:
+            raise ValueError(f"{path} has no {LEARNED_BEGIN} block and no single {anchor!r} to put it before")
+        text = text.replace(anchor, f"{LEARNED_BEGIN}\n{LEARNED_END}\n\n{anchor}")
+    path.write_text(replace_marked(text, LEARNED_BEGIN, LEARNED_END, body, str(path)))
+
+
+if __name__ == "__main__":
+    refresh()
 
 
 # ---------------------------------------------------------------------------- Rook
