@@ -220,21 +220,24 @@ def blueprint_joint(pub: Public) -> tuple[int, ...]:
 
 
 def search(pub: Public, worlds: int, depth: int | None, z: float, team_seed: int,
-           blueprint: BlueprintFactory = SimpleBlueprint, blueprint_ticks: int | None = None
-           ) -> tuple[int, ...]:
+           blueprint: BlueprintFactory = SimpleBlueprint, blueprint_ticks: int | None = None,
+           wins_only: bool = False) -> tuple[int, ...]:
     """The best joint move for the public table ``pub`` (see the module docstring)."""
-    return search_with_blueprint(pub, worlds, depth, z, team_seed, blueprint, blueprint_ticks)[0]
+    return search_with_blueprint(pub, worlds, depth, z, team_seed, blueprint, blueprint_ticks, wins_only)[0]
 
 
 def search_with_blueprint(pub: Public, worlds: int, depth: int | None, z: float, team_seed: int,
-                          blueprint: BlueprintFactory = SimpleBlueprint, blueprint_ticks: int | None = None
-                          ) -> tuple[tuple[int, ...], tuple[int, ...], int]:
+                          blueprint: BlueprintFactory = SimpleBlueprint, blueprint_ticks: int | None = None,
+                          wins_only: bool = False) -> tuple[tuple[int, ...], tuple[int, ...], int]:
     """(the joint move chosen, the blueprint's joint move, the candidates rolled out: 0 when one was all there
     was) for the public table ``pub``.
 
     With the default blueprint the move deviated from is the simple strategy's plan (:func:`blueprint_joint`);
     with any other it is the blueprint's own: every seat's action on its observation of the table, read in a
-    sampled world (nothing in the observation is hidden, so every world gives the real observations)."""
+    sampled world (nothing in the observation is hidden, so every world gives the real observations).
+    ``wins_only``: a world counts for or against a candidate only where one of the two wins and the other does
+    not (the stock cards left on a win no longer count: a move that saves a card in many won worlds and loses a
+    few no longer clears the sign test, which counts worlds, not points)."""
     rng = random.Random(repr((pub.key, team_seed)))  # str seeds hash with SHA-512: the same in every process
     if blueprint is SimpleBlueprint:
         cands = candidates(pub)
@@ -248,6 +251,8 @@ def search_with_blueprint(pub: Public, worlds: int, depth: int | None, z: float,
         if len(cands) == 1:
             return first, first, 0
     values = rollout_values(sampled, cands, depth, blueprint, blueprint_ticks)
+    if wins_only:
+        values = values >= 1
     # worlds where candidate i ends better / worse than the blueprint's move (candidate 0)
     better = (values > values[:, :1]).sum(axis=0).tolist()
     worse = (values < values[:, :1]).sum(axis=0).tolist()
@@ -284,7 +289,8 @@ class SummitRushSearch(BitsAgent):
     name = "search"
 
     def __init__(self, seed: int | None = None, worlds: int = 32, depth: int | None = None, z: float = 1.0,
-                 team_seed: int = 0, blueprint: str | list | tuple = "simple", blueprint_ticks: int | None = None):
+                 team_seed: int = 0, blueprint: str | list | tuple = "simple", blueprint_ticks: int | None = None,
+                 wins_only: bool = False):
         if isinstance(worlds, bool) or not isinstance(worlds, int) or worlds < 1:
             raise OptionError(f"worlds must be a whole number >= 1, got {worlds!r}")
         if depth is not None and (isinstance(depth, bool) or not isinstance(depth, int) or depth < 0):
@@ -297,7 +303,10 @@ class SummitRushSearch(BitsAgent):
                                             or blueprint_ticks < 0):
             raise OptionError(f"blueprint_ticks must be None (the blueprint to the end) or a whole number >= 0, got "
                               f"{blueprint_ticks!r}")
+        if not isinstance(wins_only, bool):
+            raise OptionError(f"wins_only must be True or False, got {wins_only!r}")
         self.worlds, self.depth, self.z, self.team_seed = worlds, depth, float(z), team_seed
+        self.wins_only = wins_only
         self.blueprint_spec = blueprint  # as given (the tests rebuild the agent with another budget from it)
         self.blueprint, self.blueprint_ticks = _blueprint(blueprint), blueprint_ticks
         self.reset(seed)
@@ -321,13 +330,14 @@ class SummitRushSearch(BitsAgent):
         legal &= (1 << (N_PEAKS * n + 2)) - 1
         if not legal:
             raise ValueError("the action mask has no legal action: the game is over")
-        key = (pub.key, self.worlds, self.depth, self.z, self.team_seed, self.blueprint, self.blueprint_ticks)
+        key = (pub.key, self.worlds, self.depth, self.z, self.team_seed, self.blueprint, self.blueprint_ticks,
+               self.wins_only)
         found = _MEMO.get(key)
         if found is None:
             if len(_MEMO) > 64:
                 _MEMO.clear()
             found = _MEMO[key] = search_with_blueprint(pub, self.worlds, self.depth, self.z, self.team_seed,
-                                                       self.blueprint, self.blueprint_ticks)
+                                                       self.blueprint, self.blueprint_ticks, self.wins_only)
             self.searches += found[2] > 0
             self.rollouts += found[2] * self.worlds
             self.deviations += found[0] != found[1]

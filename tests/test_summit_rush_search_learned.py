@@ -101,7 +101,8 @@ def test_search_learned_deviates_and_is_deterministic():
     ({"blueprint": "greedy"}, "blueprint"), ({"blueprint": ["policy.txt"]}, "blueprint"), ({"blueprint": []},
                                                                                           "blueprint"),
     ({"blueprint": 3}, "blueprint"), ({"blueprint_ticks": -1}, "blueprint_ticks"),
-    ({"blueprint_ticks": True}, "blueprint_ticks"), ({"blueprint_ticks": 2.5}, "blueprint_ticks")])
+    ({"blueprint_ticks": True}, "blueprint_ticks"), ({"blueprint_ticks": 2.5}, "blueprint_ticks"),
+    ({"wins_only": 1}, "wins_only")])
 def test_bad_options_are_refused_by_name(options, named):
     with pytest.raises(OptionError, match=named):
         SummitRushSearch(**options)
@@ -112,3 +113,25 @@ def test_a_policy_of_another_game_is_refused():
 
     with pytest.raises(OptionError, match="rope_team_v0"):
         SummitRushSearch(blueprint=[str(shipped_policy("rope_team_v2"))])
+
+
+def test_wins_only_counts_worlds_won_not_stock_saved(monkeypatch):
+    """A move that keeps one more stock card in ten won worlds but loses three the blueprint's move wins clears
+    the sign test on scores, and not on wins."""
+    env = summit_rush_v0.parallel_env(level="normal", talk=False)
+    obs, _ = env.reset(seed=2)
+    o = obs["player_0"]
+    pub = summit_rush_search.Public(int.from_bytes(np.packbits(o["observation"].view(np.uint8), bitorder="little")
+                                                   .tobytes(), "little"), len(o["observation"]), len(o["action_mask"]))
+    cands = summit_rush_search.candidates(pub)
+    assert len(cands) >= 2
+
+    def rollouts(worlds, joints, *args):
+        values = np.full((len(worlds), len(joints)), 1.05)
+        values[:10, 1] = 1.06
+        values[10:13, 1] = 0.0
+        return values
+
+    monkeypatch.setattr(summit_rush_search, "rollout_values", rollouts)
+    assert summit_rush_search.search(pub, 16, None, 1.0, 0) == cands[1]
+    assert summit_rush_search.search(pub, 16, None, 1.0, 0, wins_only=True) == cands[0]

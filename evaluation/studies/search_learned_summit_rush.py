@@ -97,7 +97,8 @@ class Told:
 
 
 def settings(args) -> dict:
-    return {"worlds": args.worlds, "z": args.z, "blueprint_ticks": args.blueprint_ticks, "blueprint": "learned"}
+    config = {"worlds": args.worlds, "z": args.z, "blueprint_ticks": args.blueprint_ticks, "blueprint": "learned"}
+    return config | ({"wins_only": True} if args.wins_only else {})  # rows made before the option lack the key
 
 
 def _game(info: dict) -> dict:
@@ -110,7 +111,8 @@ def play_deal(env, level: str, seed: int, config: dict) -> dict:
     for team in TEAMS:
         if team == "search_learned":
             agents = [SummitRushSearch(worlds=config["worlds"], z=config["z"], blueprint="learned",
-                                       blueprint_ticks=config["blueprint_ticks"]) for _ in range(2)]
+                                       blueprint_ticks=config["blueprint_ticks"],
+                                       wins_only=config.get("wins_only", False)) for _ in range(2)]
         else:
             agents = [make_agent(team, "summit_rush_v0") for _ in range(2)]
         info, clock = play(env, seed, agents)
@@ -225,6 +227,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--worlds", type=int, default=SummitRushSearch().worlds)
     p.add_argument("--z", type=float, default=1.0, help="the deviation threshold")
     p.add_argument("--blueprint-ticks", type=int, default=None, help="learned ticks before the simple tail")
+    p.add_argument("--wins-only", action="store_true", help="the sign test counts only worlds won by one move")
     p.add_argument("--minutes", type=float, default=None, help="stop starting deals after this much CPU time")
     p.add_argument("--jsonl", default=str(RESULTS / "summit_rush_search_learned.jsonl"), help="per-deal rows")
     p.add_argument("--out", default=str(RESULTS / "summit_rush_search_learned.json"), help="summary (CSV, PNG beside)")
