@@ -54,7 +54,7 @@ AGENTS: dict[str, dict[str, Callable]] = {
     "search": {"rope_team_v0": RopeTeamSearch, "summit_rush_v0": SummitRushSearch, "rook_v0": RookSearch},
     # Summit Rush search on the learned blueprint (issue 28): rollouts and the move it deviates from are learned's.
     "search_learned": {
-        "summit_rush_v0": lambda seed: SummitRushSearch(seed, blueprint="learned"),
+        "summit_rush_v0": lambda seed: SummitRushSearch(seed, blueprint="learned", wins_only=True),
     },
     # Trained policies shipped in agents/policies (see its README for the commands that made them).
     # `learned` is the strongest measured for each game; `learned_v1` the policies it replaced (MaskablePPO).

@@ -33,8 +33,10 @@ The search, each tick:
    leaves the blueprint's move for the candidate with the largest ``b - c`` only when ``b - c >= z * sqrt(b + c)``
    (a sign test; ``z`` is an option, 0 follows any gain). Among many noisy candidates the best looks better than
    it is -- the winner's curse -- so, as SPARTA does with its deviation threshold, the blueprint stands unless the
-   rollouts speak clearly. A turn is a candidate only for a seat whose pile nothing fits ("save your stock"):
-   rollouts of a few worlds cannot tell when spending a stock card early pays.
+   rollouts speak clearly. With ``wins_only`` a world counts only where one move wins and the other loses (on
+   the learned blueprint, counting stock cards saved on wins made the search trade won worlds for saved cards:
+   ``evaluation/results/summit_rush_search_learned_dev.json``). A turn is a candidate only for a seat whose pile
+   nothing fits ("save your stock"): rollouts of a few worlds cannot tell when spending a stock card early pays.
 
 What each seat assumes of the other. The whole table is public, so both seats of a search team compute the
 **same** joint move: the worlds are drawn from a generator seeded by the public part of the observation (never the
