@@ -16,9 +16,7 @@ missing result file leaves the section as it was, with a note.
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from .model import RESULTS, Row, Section, load_result
+from .model import Row, Section, load_result
 
 # Issue 11's targets (win rates of the search team; Rook: single rounds against the heuristic).
 TARGETS = {("rope_team", "normal"): 0.95, ("rope_team", "hard"): 0.85, ("rope_team", "expert"): 0.75,
@@ -352,23 +350,6 @@ def summit_rush_learned(out: Section) -> list[str]:
 LEARNED_BEGIN, LEARNED_END = "<!-- search_learned summit_rush: begin -->", "<!-- search_learned summit_rush: end -->"
 
 
-def refresh(path: Path = RESULTS / "report" / "summary.md") -> None:
-    """Rewrite the search-on-the-learned-blueprint block of a written report from the committed study (the rest of
-    the report takes hours to replay); a report without the block gets it before Summit Rush's talking section."""
-    from .writer import replace_marked  # the writer imports this module
-
-    text = path.read_text()
-    body = "\n".join(summit_rush_learned(Section("summit_rush"))[2:-1])
-    if LEARNED_BEGIN not in text:
-        anchor = "### Talking and silent summit"
-        if text.count(anchor) != 1:
-            raise ValueError(f"{path} has no {LEARNED_BEGIN} block and no single {anchor!r} to put it before")
-        text = text.replace(anchor, f"{LEARNED_BEGIN}\n{LEARNED_END}\n\n{anchor}")
-    path.write_text(replace_marked(text, LEARNED_BEGIN, LEARNED_END, body, str(path)))
-
-
-if __name__ == "__main__":
-    refresh()
 
 
 # ---------------------------------------------------------------------------- Rook
@@ -420,4 +401,3 @@ def summary_lines(sections: list[Section]) -> list[str]:
             "From the committed search studies (fewer deals than the tables below; see each game's *Search agent*). "
             "For a target not reached, where the remaining losses come from, counted.", "",
             *(f"- {line}" for line in lines), ""]
-

@@ -6,7 +6,8 @@ Deal ``i`` is the report's deal ``i`` (``reset(seed=i)`` of the silent timed lev
 every team meets the same deals. Each finished deal appends one line (all three teams) to ``--jsonl``; a rerun skips
 the deals already there for the same level and search settings and continues, so the study can be brought to 1,000
 deals per level in several sittings. The summary (``--out`` JSON, a CSV and a PNG beside it) is rebuilt from the
-JSONL at the end of every run (``--summary-only``: without playing).
+JSONL at the end of every run (``--summary-only``: without playing); ``--report`` then rewrites the study's block of
+the committed report (``evaluation/results/report/summary.md``) from it.
 
 Time is CPU time (``time.process_time``) inside the search seats' ``act``. The two seats of a search team share one
 search per tick (the memo), so the first seat to ask pays it: ``ms_per_decision`` is the mean over both seats'
@@ -233,6 +234,26 @@ def plot(result: dict, path: Path) -> None:
     plt.close(fig)
 
 
+def refresh_report(path: Path | None = None) -> None:
+    """Rewrite the search-on-the-learned-blueprint block of the committed report from the committed summary (the
+    rest of the report takes hours to replay); a report without the block gets it before Summit Rush's talking
+    section."""
+    from ..report.model import RESULTS as COMMITTED
+    from ..report.model import Section
+    from ..report.search import LEARNED_BEGIN, LEARNED_END, summit_rush_learned
+    from ..report.writer import replace_marked
+
+    path = path or COMMITTED / "report" / "summary.md"
+    text = path.read_text()
+    body = "\n".join(summit_rush_learned(Section("summit_rush"))[2:-1])
+    if LEARNED_BEGIN not in text:
+        anchor = "### Talking and silent summit"
+        if text.count(anchor) != 1:
+            raise ValueError(f"{path} has no {LEARNED_BEGIN} block and no single {anchor!r} to put it before")
+        text = text.replace(anchor, f"{LEARNED_BEGIN}\n{LEARNED_END}\n\n{anchor}")
+    path.write_text(replace_marked(text, LEARNED_BEGIN, LEARNED_END, body, str(path)))
+
+
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--levels", nargs="+", default=["normal", "hard"], choices=["normal", "hard", "expert"])
@@ -248,7 +269,12 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--summary-only", action="store_true", help="rebuild the summary from the JSONL, play nothing")
     p.add_argument("--every-setting", action="store_true",
                    help="with --summary-only: a summary of every search setting in the JSONL (the dev runs)")
+    p.add_argument("--report", action="store_true",
+                   help="only rewrite the report's block (evaluation/results/report/summary.md) from the summary")
     args = p.parse_args(argv)
+    if args.report:
+        refresh_report()
+        return
     if args.every_setting:
         rows = read_rows(Path(args.jsonl))
         configs = list({json.dumps(r["settings"], sort_keys=True): r["settings"] for r in rows}.values())
