@@ -135,3 +135,21 @@ def test_wins_only_counts_worlds_won_not_stock_saved(monkeypatch):
     monkeypatch.setattr(summit_rush_search, "rollout_values", rollouts)
     assert summit_rush_search.search(pub, 16, None, 1.0, 0) == cands[1]
     assert summit_rush_search.search(pub, 16, None, 1.0, 0, wins_only=True) == cands[0]
+
+
+def test_the_reports_block_is_generated_from_the_committed_study(tmp_path):
+    """The committed report's search_learned block is what the committed summary gives (no hand-copied or stale
+    figure), and it shows every level's search_learned rate with its deals."""
+    from cardzoo.evaluation.report.model import RESULTS, load_result
+    from cardzoo.evaluation.studies.search_learned_summit_rush import refresh_report
+
+    committed = RESULTS / "report" / "summary.md"
+    copy_ = tmp_path / "summary.md"
+    copy_.write_text(committed.read_text())
+    refresh_report(copy_)
+    assert copy_.read_text() == committed.read_text()
+    data = load_result("summit_rush_search_learned")
+    for level, d in data["levels"].items():
+        c = d["cells"]["search_learned"]
+        assert f"| {level} | {d['seeds']} | {100 * c['rate']:.1f}% [{100 * c['low']:.1f}, {100 * c['high']:.1f}]" \
+            in committed.read_text()
