@@ -299,6 +299,7 @@ def summit_rush_learned(out: Section) -> list[str]:
     if not data or not data.get("levels"):
         return []
     s = data["settings"]
+    wins = " over the worlds one move wins and the other loses" if s.get("wins_only") else ""
     tail = "to the end" if s["blueprint_ticks"] is None else f"{s['blueprint_ticks']} ticks, then the simple strategy"
     lines = [
         "",
@@ -306,8 +307,8 @@ def summit_rush_learned(out: Section) -> list[str]:
         "",
         f"`search_learned` (the same search, its rollouts played and the move it deviates from chosen by the shipped "
         f"`learned` policy, each seat's action on its own observation; {s['worlds']} worlds, rollouts {tail}, "
-        f"deviation threshold z = {s['z']:g}) on the report's first timed deals (silent), paired with two `learned` "
-        "and two `simple` players on the same deals, from the committed study "
+        f"deviation threshold z = {s['z']:g}{wins}) on the report's first timed deals (silent), paired with two "
+        "`learned` and two `simple` players on the same deals, from the committed study "
         "(`evaluation/results/summit_rush_search_learned.json`, per deal in its `.jsonl`). Paired differences in "
         "points, 95 %. CPU time on one BLAS thread; a team's two seats share one search a tick, so a tick costs two "
         "decisions' time.",
@@ -346,8 +347,26 @@ def summit_rush_learned(out: Section) -> list[str]:
                   f"{sum(sources.get('hidden_cards', {}).values())} of them (lost to the hidden cards) and loses "
                   f"{sum(sources.get('rollout_limits', {}).values())} even so (the limits of the learned "
                   "blueprint's rollouts)."]
-    lines += ["", "Made by: " + "; ".join(f"`{c}`" for c in data.get("commands", [])) + "."]
+    lines += _dev_lines() + ["", "Made by: " + "; ".join(f"`{c}`" for c in data.get("commands", [])) + "."]
     return ["", LEARNED_BEGIN, *lines[1:], LEARNED_END]
+
+
+def _dev_lines() -> list[str]:
+    """The settings tried on the dev deals (not the report's), with their numbers."""
+    dev = load_result("summit_rush_search_learned_dev")
+    if not dev:
+        return []
+    tried = []
+    for one in dev["by_settings"]:
+        s = one["settings"]
+        how = f"z = {s['z']:g} on {'wins only' if s.get('wins_only') else 'scores'}, {s['worlds']} worlds"
+        for level, d in one["levels"].items():
+            c = d["cells"]["search_learned"]
+            learned = d["cells"]["learned"]["wins"]
+            tried.append(f"{how}, {level}: {c['wins']} of {c['games']} against learned's {learned} "
+                         f"({_vs(c, 'learned')})")
+    return ["", "Settings tried first on dev deals (5000.., not the report's; "
+            "`evaluation/results/summit_rush_search_learned_dev.json`): " + "; ".join(tried) + "."]
 
 
 LEARNED_BEGIN, LEARNED_END = "<!-- search_learned summit_rush: begin -->", "<!-- search_learned summit_rush: end -->"
