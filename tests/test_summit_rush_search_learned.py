@@ -153,3 +153,24 @@ def test_the_reports_block_is_generated_from_the_committed_study(tmp_path):
         c = d["cells"]["search_learned"]
         assert f"| {level} | {d['seeds']} | {100 * c['rate']:.1f}% [{100 * c['low']:.1f}, {100 * c['high']:.1f}]" \
             in committed.read_text()
+
+
+def test_both_seats_compute_the_same_joint_move_without_the_memo():
+    """Each seat, from its own observation, computes the same joint move and blueprint move (the memo aside: a
+    partner in another process has none), at several tables of a game."""
+    blueprint, compared = LearnedBlueprint(), []
+
+    def check(env, obs):
+        if env.game.tick % 6:
+            return
+        found = []
+        for a in env.possible_agents:
+            o = obs[a]
+            bits = int.from_bytes(np.packbits(o["observation"].view(np.uint8), bitorder="little").tobytes(), "little")
+            pub = summit_rush_search.Public(bits, len(o["observation"]), len(o["action_mask"]))
+            found.append(summit_rush_search.search_with_blueprint(pub, 4, None, 0.0, 0, blueprint, None, True))
+        assert found[0] == found[1]
+        compared.append(found[0][2])
+
+    play({"level": "hard", "talk": False}, 6, [make_agent("learned", "summit_rush_v0") for _ in range(2)], check)
+    assert len(compared) >= 3 and any(compared)
