@@ -210,7 +210,10 @@ def plot(result: dict, path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from ..report.charts import colours
+
     levels = list(result["levels"])
+    colour = colours(TEAMS)  # the report's one colour per agent
     fig, ax = plt.subplots(figsize=(6.4, 3.6))
     width = 0.8 / len(TEAMS)
     for i, team in enumerate(TEAMS):
@@ -218,7 +221,7 @@ def plot(result: dict, path: Path) -> None:
         x = np.arange(len(levels)) + (i - (len(TEAMS) - 1) / 2) * width
         rates = np.array([100 * c["rate"] for c in cells])
         err = np.array([[100 * (c["rate"] - c["low"]) for c in cells], [100 * (c["high"] - c["rate"]) for c in cells]])
-        ax.bar(x, rates, width, yerr=err, capsize=3, label=team.replace("_", " "))
+        ax.bar(x, rates, width, yerr=err, capsize=3, label=team.replace("_", " "), color=colour[team])
     for j, lv in enumerate(levels):
         if result["levels"][lv]["target"]:
             t = 100 * result["levels"][lv]["target"]
@@ -227,7 +230,9 @@ def plot(result: dict, path: Path) -> None:
     ax.set_ylabel("win % (95 % CI); dashed: target")
     ax.set_ylim(0, 100)
     s = result["settings"]
-    ax.set_title(f"Summit Rush, search on the learned blueprint ({s['worlds']} worlds, z = {s['z']})", fontsize=9)
+    wins = ", wins only" if s.get("wins_only") else ""
+    ax.set_title(f"Summit Rush, search on the learned blueprint ({s['worlds']} worlds, z = {s['z']:g}{wins})",
+                 fontsize=9)
     ax.legend(fontsize=8, loc="lower left")
     fig.tight_layout()
     fig.savefig(path, dpi=100, metadata={"Software": None})
