@@ -174,3 +174,24 @@ def test_both_seats_compute_the_same_joint_move_without_the_memo():
 
     play({"level": "hard", "talk": False}, 6, [make_agent("learned", "summit_rush_v0") for _ in range(2)], check)
     assert len(compared) >= 3 and any(compared)
+
+
+def test_blueprint_ticks_hands_the_rollouts_to_the_simple_tail():
+    """blueprint_ticks=0: the rollouts are the simple blueprint's; a count past the game's end: the policy's to
+    the end; one tick of the policy, then simple, differs from both somewhere."""
+    from cardzoo.agents.summit_rush_rollouts import rollout_values
+
+    env = summit_rush_v0.parallel_env(level="normal", talk=False)
+    obs, _ = env.reset(seed=8)
+    o = obs["player_0"]
+    pub = summit_rush_search.Public(int.from_bytes(np.packbits(o["observation"].view(np.uint8), bitorder="little")
+                                                   .tobytes(), "little"), len(o["observation"]), len(o["action_mask"]))
+    rng = __import__("random").Random(1)
+    worlds = [summit_rush_search.sample_world(pub, rng) for _ in range(12)]
+    joints = summit_rush_search.candidates(pub)
+    learned = LearnedBlueprint()
+    simple = rollout_values(worlds, joints)
+    assert (rollout_values(worlds, joints, None, learned, 0) == simple).all()
+    full = rollout_values(worlds, joints, None, learned)
+    assert (rollout_values(worlds, joints, None, learned, 1000) == full).all()
+    assert (full != simple).any()
