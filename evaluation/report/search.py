@@ -338,8 +338,6 @@ def summit_rush_learned(out: Section) -> list[str]:
         ends, sources = c["losses"], c["loss_sources"]
         lost = c["games"] - c["wins"]
         verdict = "not reached" if c["rate"] < target else "reached by the point estimate; its interval reaches below"
-        out.summary.append(f"Summit Rush {level} (timed), search on the learned blueprint: {_rate(c)} of {c['games']}, "
-                           f"target {100 * target:.0f}% -- {verdict}.")
         lines += ["", f"{level.capitalize()}: target {100 * target:.0f}% {verdict} "
                   f"({100 * c['rate']:.1f}% [{100 * c['low']:.1f}, {100 * c['high']:.1f}]). Its "
                   f"{_plural(lost, 'loss', 'losses')}: {ends.get('stuck', 0)} stuck, {ends.get('time', 0)} on time; "
