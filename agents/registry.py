@@ -54,6 +54,10 @@ AGENTS: dict[str, dict[str, Callable]] = {
     "heuristic": {"rook_v0": RookHeuristic},
     "search": {"rope_team_v0": RopeTeamSearch, "summit_rush_v0": SummitRushSearch, "rook_v0": RookSearch},
     "search_belief": {"rope_team_v0": RopeTeamBeliefSearch},  # worlds drawn from a learned belief, fewer rollouts
+    # Summit Rush search on the learned blueprint (issue 28): rollouts and the move it deviates from are learned's.
+    "search_learned": {
+        "summit_rush_v0": lambda seed: SummitRushSearch(seed, blueprint="learned", wins_only=True),
+    },
     # Trained policies shipped in agents/policies (see its README for the commands that made them).
     # `learned` is the strongest measured for each game; `learned_v1` the policies it replaced (MaskablePPO).
     # A Summit Rush setting no policy can read (three players, solo, untimed, ...) is played by the simple strategy,
@@ -97,6 +101,8 @@ DESCRIPTIONS = {
     "search": "determinized search over the hidden cards with the game's baseline as blueprint",
     "search_belief": "Rope Team's search with its worlds drawn from a learned belief over the partner's hand and "
                      "a third of the rollouts",
+    "search_learned": "Summit Rush's search with the learned policy as blueprint (its rollouts and the move it "
+                      "deviates from)",
     "learned": "the strongest shipped trained policy of each game",
     "learned_v1": "the trained policies learned named before (MaskablePPO), kept for comparison",
     "learned_talk": "a Summit Rush policy trained in talking games (Normal)",

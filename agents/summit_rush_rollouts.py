@@ -196,10 +196,36 @@ def _rules_of(worlds: Sequence[rules.State]) -> rules.Config:
                         max_ticks=max_ticks)
 
 
+def blueprint_moves(world: rules.State, blueprint: BlueprintFactory) -> tuple[int, ...]:
+    """The blueprint's joint move at ``world``'s table: every seat's action on its own observation of it."""
+    config = _rules_of([world])
+    eng = _engine(config, 1)
+    eng.load([world], 1)
+    p = config.players
+    games, seats = np.zeros(p, np.int64), np.arange(p)
+    return tuple(int(a) for a in _decide(_policy(blueprint, config), eng, games, seats))
+
+
+def _decide(policy: Policy, eng: _Rollouts, games: np.ndarray, seat: np.ndarray) -> np.ndarray:
+    """The policy's checked actions for rows (``games[j]``, ``seat[j]``)."""
+    mask = eng.moves_mask[games, seat]
+    acts = np.asarray(policy(eng.observe(games, seat), mask))
+    if acts.shape != (len(games),) or not np.issubdtype(acts.dtype, np.integer):
+        raise PolicyError(f"the rollouts' blueprint must return int[{len(games)}] actions, one per "
+                          f"observation; it returned {acts.dtype}{list(acts.shape)}")
+    legal = (acts >= 0) & (acts < mask.shape[1])
+    legal[legal] = mask[np.flatnonzero(legal), acts[legal]] == 1
+    if not legal.all():
+        raise PolicyError(f"the rollouts' blueprint chose illegal action(s) {acts[~legal][:5].tolist()}")
+    return acts
+
+
 def rollout_values(worlds: Sequence[rules.State], joints: Sequence[Sequence[int]], depth: int | None = None,
-                   blueprint: BlueprintFactory = SimpleBlueprint) -> np.ndarray:
+                   blueprint: BlueprintFactory = SimpleBlueprint, blueprint_ticks: int | None = None) -> np.ndarray:
     """float[worlds, joints]: each joint move played in each world, then the blueprint for at most ``depth`` more
-    ticks (None: to the end), all rows at once; the value of each end (see the module docstring)."""
+    ticks (None: to the end), all rows at once; the value of each end (see the module docstring).
+    ``blueprint_ticks``: the blueprint plays only that many ticks after the joint move, the simple strategy's
+    one-step form the rest (a costly blueprint where it matters most, a cheap one to the end)."""
     if not worlds or not joints:
         raise ValueError("rollouts need at least one world and one joint move")
     config = _rules_of(worlds)
@@ -208,7 +234,7 @@ def rollout_values(worlds: Sequence[rules.State], joints: Sequence[Sequence[int]
     eng = _engine(config, n)
     eng.load(worlds, c)
     policy = _policy(blueprint, config)
-    team = hasattr(policy, "joint")
+    tail = _policy(SimpleBlueprint, config)
     moves = np.tile(np.asarray(joints, np.int64).reshape(c, p), (w, 1))
     alive = np.arange(n)
     eng.tick_games(alive, moves, None)
@@ -218,21 +244,11 @@ def rollout_values(worlds: Sequence[rules.State], joints: Sequence[Sequence[int]
         alive = alive[eng.over[alive] < 0]
         if not len(alive) or (depth is not None and ticks >= depth):
             break
-        if team:  # one observation a game: the policy decides for every seat
-            acts = policy.joint(eng.observe(alive, np.zeros(len(alive), np.int64)))
+        now = policy if blueprint_ticks is None or ticks < blueprint_ticks else tail
+        if hasattr(now, "joint"):  # one observation a game: the policy decides for every seat
+            acts = now.joint(eng.observe(alive, np.zeros(len(alive), np.int64)))
         else:
-            games = np.repeat(alive, p)
-            seat = np.tile(seats, len(alive))
-            mask = eng.moves_mask[games, seat]
-            acts = np.asarray(policy(eng.observe(games, seat), mask))
-            if acts.shape != (len(games),) or not np.issubdtype(acts.dtype, np.integer):
-                raise PolicyError(f"the rollouts' blueprint must return int[{len(games)}] actions, one per "
-                                  f"observation; it returned {acts.dtype}{list(acts.shape)}")
-            legal = (acts >= 0) & (acts < mask.shape[1])
-            legal[legal] = mask[np.flatnonzero(legal), acts[legal]] == 1
-            if not legal.all():
-                raise PolicyError(f"the rollouts' blueprint chose illegal action(s) {acts[~legal][:5].tolist()}")
-            acts = acts.reshape(len(alive), p)
+            acts = _decide(now, eng, np.repeat(alive, p), np.tile(seats, len(alive))).reshape(len(alive), p)
         eng.tick_games(alive, acts, None)
         ticks += 1
     won = eng.over[:n] == WIN

@@ -33,8 +33,10 @@ The search, each tick:
    leaves the blueprint's move for the candidate with the largest ``b - c`` only when ``b - c >= z * sqrt(b + c)``
    (a sign test; ``z`` is an option, 0 follows any gain). Among many noisy candidates the best looks better than
    it is -- the winner's curse -- so, as SPARTA does with its deviation threshold, the blueprint stands unless the
-   rollouts speak clearly. A turn is a candidate only for a seat whose pile nothing fits ("save your stock"):
-   rollouts of a few worlds cannot tell when spending a stock card early pays.
+   rollouts speak clearly. With ``wins_only`` a world counts only where one move wins and the other loses (on
+   the learned blueprint, counting stock cards saved on wins made the search trade won worlds for saved cards:
+   ``evaluation/results/summit_rush_search_learned_dev.json``). A turn is a candidate only for a seat whose pile
+   nothing fits ("save your stock"): rollouts of a few worlds cannot tell when spending a stock card early pays.
 
 What each seat assumes of the other. The whole table is public, so both seats of a search team compute the
 **same** joint move: the worlds are drawn from a generator seeded by the public part of the observation (never the
@@ -47,6 +49,21 @@ table that did not change although the joint move gave the partner an event (in 
 tick, so this never happens there). Then the partner follows another plan -- the simple strategy turns by its own
 rule -- and the seat plays the blueprint's joint move, and after a second such tick a move of its own (a turn
 first): without this, the two seats waited for each other until the tick cap in untimed games.
+
+On the learned blueprint (``blueprint="learned"``, the registry's ``search_learned``; or any policy files). The
+rollouts are played by the trained policy batched over the rows (:mod:`cardzoo.agents.summit_rush_learned_blueprint`),
+and the move the search leaves only on a clear gain is the policy's joint move: each seat's action on its own
+observation of the table (read in a sampled world -- nothing in an observation is hidden, so any world gives the
+real ones), which is what two ``learned`` players would do, collisions and all; the other candidates are the same
+as above. What each seat assumes of the other: that the partner runs the same search with the same policy files,
+options and ``team_seed`` -- then both compute the same joint move from the same public table and each plays its
+part; and, inside every rollout, that both seats play the learned policy from then on. The policy is per seat, so
+unlike the simple blueprint's it does not assume a division of the piles: a rollout may have both seats reach for
+one card, and the rules settle it. With a partner that plays something else the seat still plays its part of
+the team's best joint move, and a stalled table makes it fall back to the policy's joint move (below), not the
+simple strategy's. ``blueprint_ticks`` plays the policy only for that many ticks of each rollout and the simple
+one-step form to the end (a cheaper rollout). The policy's matrix products should run on one BLAS thread
+(``OPENBLAS_NUM_THREADS=1``): OpenBLAS's threads otherwise spin on a busy machine and multiply the CPU time.
 
 Budget and time. A decision costs ``candidates x worlds`` rollouts of at most ``depth`` ticks, played as one
 batch (each tick one blueprint call and one engine tick for every row still playing); a tick with one candidate
@@ -75,7 +92,7 @@ from cardzoo.envs.summit_rush.observer import HEARD_AGES
 from cardzoo.envs.summit_rush.rules import N_MESSAGES, N_PEAKS
 
 from .base import BitsAgent
-from .summit_rush_rollouts import BlueprintFactory, SimpleBlueprint, rollout_values
+from .summit_rush_rollouts import BlueprintFactory, SimpleBlueprint, blueprint_moves, rollout_values
 from .summit_rush_simple import _PILE_RANK, Table, cached_plan, decode_table
 
 _HEARD_PER_SEAT = N_MESSAGES - 1 + HEARD_AGES  # the talk pieces per seat: last message and its age
@@ -205,13 +222,39 @@ def blueprint_joint(pub: Public) -> tuple[int, ...]:
 
 
 def search(pub: Public, worlds: int, depth: int | None, z: float, team_seed: int,
-           blueprint: BlueprintFactory = SimpleBlueprint) -> tuple[int, ...]:
+           blueprint: BlueprintFactory = SimpleBlueprint, blueprint_ticks: int | None = None,
+           wins_only: bool = False) -> tuple[int, ...]:
     """The best joint move for the public table ``pub`` (see the module docstring)."""
-    cands = candidates(pub)
-    if len(cands) == 1:
-        return cands[0]
+    return search_with_blueprint(pub, worlds, depth, z, team_seed, blueprint, blueprint_ticks, wins_only)[0]
+
+
+def search_with_blueprint(pub: Public, worlds: int, depth: int | None, z: float, team_seed: int,
+                          blueprint: BlueprintFactory = SimpleBlueprint, blueprint_ticks: int | None = None,
+                          wins_only: bool = False) -> tuple[tuple[int, ...], tuple[int, ...], int]:
+    """(the joint move chosen, the blueprint's joint move, the candidates rolled out: 0 when one was all there
+    was) for the public table ``pub``.
+
+    With the default blueprint the move deviated from is the simple strategy's plan (:func:`blueprint_joint`);
+    with any other it is the blueprint's own: every seat's action on its observation of the table, read in a
+    sampled world (nothing in the observation is hidden, so every world gives the real observations).
+    ``wins_only``: a world counts for or against a candidate only where one of the two wins and the other does
+    not (the stock cards left on a win no longer count: a move that saves a card in many won worlds and loses a
+    few no longer clears the sign test, which counts worlds, not points)."""
     rng = random.Random(repr((pub.key, team_seed)))  # str seeds hash with SHA-512: the same in every process
-    values = rollout_values([sample_world(pub, rng) for _ in range(worlds)], cands, depth, blueprint)
+    if blueprint is SimpleBlueprint:
+        cands = candidates(pub)
+        if len(cands) == 1:
+            return cands[0], cands[0], 0
+        sampled = [sample_world(pub, rng) for _ in range(worlds)]
+    else:
+        sampled = [sample_world(pub, rng) for _ in range(worlds)]
+        first = blueprint_moves(sampled[0], blueprint)
+        cands = [first, *(c for c in candidates(pub) if c != first)]
+        if len(cands) == 1:
+            return first, first, 0
+    values = rollout_values(sampled, cands, depth, blueprint, blueprint_ticks)
+    if wins_only:
+        values = values >= 1
     # worlds where candidate i ends better / worse than the blueprint's move (candidate 0)
     better = (values > values[:, :1]).sum(axis=0).tolist()
     worse = (values < values[:, :1]).sum(axis=0).tolist()
@@ -219,10 +262,27 @@ def search(pub: Public, worlds: int, depth: int | None, z: float, team_seed: int
     # candidates the best looks better than it is (the winner's curse), as in SPARTA's deviation threshold.
     best = max(range(len(cands)), key=lambda i: (better[i] - worse[i], -i))
     gain = better[best] - worse[best]
-    return cands[best] if gain > 0 and gain >= z * (better[best] + worse[best]) ** 0.5 else cands[0]
+    chosen = cands[best] if gain > 0 and gain >= z * (better[best] + worse[best]) ** 0.5 else cands[0]
+    return chosen, cands[0], len(cands)
 
 
-_MEMO: dict[tuple, tuple[int, ...]] = {}
+_MEMO: dict[tuple, tuple[tuple[int, ...], tuple[int, ...], int]] = {}
+
+
+def _blueprint(spec) -> BlueprintFactory:
+    """The rollouts' blueprint an option names: ``"simple"``, ``"learned"`` (the registry's shipped policies), or
+    policy files (a ``.npz`` path or a list of them)."""
+    if isinstance(spec, str) and spec == "simple":
+        return SimpleBlueprint
+    from .summit_rush_learned_blueprint import LearnedBlueprint  # the policy files load on first use only
+
+    if isinstance(spec, str) and spec == "learned":
+        return LearnedBlueprint()
+    paths = [spec] if isinstance(spec, str) else spec
+    if not isinstance(paths, list | tuple) or not paths or not all(
+            isinstance(p, str) and p.endswith(".npz") for p in paths):
+        raise OptionError(f"blueprint must be 'simple', 'learned' or .npz policy file path(s), got {spec!r}")
+    return LearnedBlueprint(tuple(paths))
 
 
 class SummitRushSearch(BitsAgent):
@@ -231,7 +291,8 @@ class SummitRushSearch(BitsAgent):
     name = "search"
 
     def __init__(self, seed: int | None = None, worlds: int = 32, depth: int | None = None, z: float = 1.0,
-                 team_seed: int = 0):
+                 team_seed: int = 0, blueprint: str | list | tuple = "simple", blueprint_ticks: int | None = None,
+                 wins_only: bool = False):
         if isinstance(worlds, bool) or not isinstance(worlds, int) or worlds < 1:
             raise OptionError(f"worlds must be a whole number >= 1, got {worlds!r}")
         if depth is not None and (isinstance(depth, bool) or not isinstance(depth, int) or depth < 0):
@@ -240,7 +301,16 @@ class SummitRushSearch(BitsAgent):
             raise OptionError(f"z must be a finite number >= 0 (0: follow any gain), got {z!r}")
         if isinstance(team_seed, bool) or not isinstance(team_seed, int):
             raise OptionError(f"team_seed must be an int shared by the team's seats, got {team_seed!r}")
+        if blueprint_ticks is not None and (isinstance(blueprint_ticks, bool) or not isinstance(blueprint_ticks, int)
+                                            or blueprint_ticks < 0):
+            raise OptionError(f"blueprint_ticks must be None (the blueprint to the end) or a whole number >= 0, got "
+                              f"{blueprint_ticks!r}")
+        if not isinstance(wins_only, bool):
+            raise OptionError(f"wins_only must be True or False, got {wins_only!r}")
         self.worlds, self.depth, self.z, self.team_seed = worlds, depth, float(z), team_seed
+        self.wins_only = wins_only
+        self.blueprint_spec = blueprint  # as given (the tests rebuild the agent with another budget from it)
+        self.blueprint, self.blueprint_ticks = _blueprint(blueprint), blueprint_ticks
         self.reset(seed)
 
     def reset(self, seed: int | None = None) -> None:
@@ -250,6 +320,9 @@ class SummitRushSearch(BitsAgent):
         # move; and how many decisions in a row found the table as at the one before.
         self._last: dict[int, tuple] = {}
         self.stalled: dict[int, int] = {}
+        # What this agent's searches cost and did (a memo hit counts for the seat that searched): searches run,
+        # rollouts played (candidates x worlds), joint moves that left the blueprint's.
+        self.searches = self.rollouts = self.deviations = 0
 
     def act_bits(self, bits: int, legal: int, size: int | None = None, n_actions: int | None = None) -> int:
         """The decision from the observation and mask as ints (bit i = entry i) and their lengths; in a talking
@@ -259,20 +332,26 @@ class SummitRushSearch(BitsAgent):
         legal &= (1 << (N_PEAKS * n + 2)) - 1
         if not legal:
             raise ValueError("the action mask has no legal action: the game is over")
-        key = (pub.key, self.worlds, self.depth, self.z, self.team_seed)
-        joint = _MEMO.get(key)
-        if joint is None:
+        key = (pub.key, self.worlds, self.depth, self.z, self.team_seed, self.blueprint, self.blueprint_ticks,
+               self.wins_only)
+        found = _MEMO.get(key)
+        if found is None:
             if len(_MEMO) > 64:
                 _MEMO.clear()
-            joint = _MEMO[key] = search(pub, self.worlds, self.depth, self.z, self.team_seed)
-        joint = self._unstall(pub, joint, legal)
+            found = _MEMO[key] = search_with_blueprint(pub, self.worlds, self.depth, self.z, self.team_seed,
+                                                       self.blueprint, self.blueprint_ticks, self.wins_only)
+            self.searches += found[2] > 0
+            self.rollouts += found[2] * self.worlds
+            self.deviations += found[0] != found[1]
+        joint = self._unstall(pub, found[0], found[1], legal)
         action = joint[pub.table.seat]
         if not legal >> action & 1:
             raise ValueError(f"the search chose action {action}, which the mask forbids: the observation and the "
                              "mask disagree")
         return action
 
-    def _unstall(self, pub: Public, joint: tuple[int, ...], legal: int) -> tuple[int, ...]:
+    def _unstall(self, pub: Public, joint: tuple[int, ...], first: tuple[int, ...], legal: int
+                 ) -> tuple[int, ...]:
         """The joint move to play, given that the partner may not be playing its part of it.
 
         In a search team the table changes every tick: some seat acts, and no two events collide. A table that
@@ -287,7 +366,7 @@ class SummitRushSearch(BitsAgent):
             self.stalled[seat] = 0
             return joint
         self.stalled[seat] += 1
-        joint = blueprint_joint(pub)
+        joint = blueprint_joint(pub) if self.blueprint is SimpleBlueprint else first
         if self.stalled[seat] == 1 or joint[seat] != wait:
             return joint
         mine = [a for a in (wait - 1, *range(seat, wait - 1, pub.piles)) if legal >> a & 1]

@@ -285,7 +285,91 @@ def summit_rush(out: Section, ceilings: dict[str, Row | None]) -> list[str]:
     lines += ["", "A search team's seats share one search per tick (the second seat reuses the first's), so its time "
               "per decision is half a search; a search seat with another partner pays the whole search every tick.",
               "", "Made by: " + "; ".join(f"`{c}`" for c in commands if c) + "."]
-    return lines + _stale_note(stale)
+    return lines + _stale_note(stale) + summit_rush_learned(out)
+
+
+def _vs(cell: dict, other: str) -> str:
+    v = cell[f"vs_{other}"]
+    return f"{100 * v['difference']:+.1f} [{100 * v['low']:+.1f}, {100 * v['high']:+.1f}]"
+
+
+def summit_rush_learned(out: Section) -> list[str]:
+    """The search on the learned blueprint (issue 28), from ``summit_rush_search_learned.json``."""
+    data = load_result("summit_rush_search_learned")
+    if not data or not data.get("levels"):
+        return []
+    s = data["settings"]
+    wins = " over the worlds one move wins and the other loses" if s.get("wins_only") else ""
+    tail = "to the end" if s["blueprint_ticks"] is None else f"{s['blueprint_ticks']} ticks, then the simple strategy"
+    lines = [
+        "",
+        "### Search on the learned blueprint",
+        "",
+        f"`search_learned` (the same search, its rollouts played and the move it deviates from chosen by the shipped "
+        f"`learned` policy, each seat's action on its own observation; {s['worlds']} worlds, rollouts {tail}, "
+        f"deviation threshold z = {s['z']:g}{wins}) on the report's first timed deals (silent), paired with two "
+        "`learned` and two `simple` players on the same deals, from the committed study "
+        "(`evaluation/results/summit_rush_search_learned.json`, per deal in its `.jsonl`). Paired differences in "
+        "points, 95 %. CPU time on one BLAS thread; a team's two seats share one search a tick, so a tick costs two "
+        "decisions' time.",
+        "",
+        "| level | deals | search_learned | learned | simple | vs learned | vs simple | CPU ms per decision / "
+        "per tick (max) | rollouts per search | left the blueprint | target |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for level, d in data["levels"].items():
+        cells = d["cells"]
+        c = cells["search_learned"]
+        for team, cell in cells.items():
+            out.rows.append(Row("summit_rush", level, "search (learned blueprint)" if team == "search_learned"
+                                else f"{team} (search_learned deals)", cell["rate"], cell["low"], cell["high"],
+                                cell["games"], note=f"deals {d['seeds']}, summit_rush_search_learned.json"))
+        target = d.get("target")
+        lines.append(
+            f"| {level} | {d['seeds']} | {_rate(c)} | {_rate(cells['learned'])} | {_rate(cells['simple'])} | "
+            f"{_vs(c, 'learned')} | {_vs(c, 'simple')} | {c['ms_per_decision']:.0f} / {c['ms_per_tick']:.0f} "
+            f"({c['ms_per_decision_max']:.0f}) | {c['rollouts_per_search']:.0f} | "
+            f"{100 * c['deviations_per_search']:.0f}% of searches | "
+            f"{f'{100 * target:.0f}%' if target else '–'} |")
+    for level, d in data["levels"].items():
+        c, target = d["cells"]["search_learned"], d.get("target")
+        if target is None or c["low"] >= target:
+            continue
+        ends, sources = c["losses"], c["loss_sources"]
+        lost = c["games"] - c["wins"]
+        verdict = "not reached" if c["rate"] < target else "reached by the point estimate; its interval reaches below"
+        lines += ["", f"{level.capitalize()}: target {100 * target:.0f}% {verdict} "
+                  f"({100 * c['rate']:.1f}% [{100 * c['low']:.1f}, {100 * c['high']:.1f}]). Its "
+                  f"{_plural(lost, 'loss', 'losses')}: {ends.get('stuck', 0)} stuck, {ends.get('time', 0)} on time; "
+                  f"told the true deal (its only world), the same search wins "
+                  f"{sum(sources.get('hidden_cards', {}).values())} of them (lost to the hidden cards) and loses "
+                  f"{sum(sources.get('rollout_limits', {}).values())} even so (the limits of the learned "
+                  "blueprint's rollouts)."]
+    lines += _dev_lines() + ["", "Made by: " + "; ".join(f"`{c}`" for c in data.get("commands", [])) + "."]
+    return ["", LEARNED_BEGIN, *lines[1:], LEARNED_END]
+
+
+def _dev_lines() -> list[str]:
+    """The settings tried on the dev deals (not the report's), with their numbers."""
+    dev = load_result("summit_rush_search_learned_dev")
+    if not dev:
+        return []
+    tried = []
+    for one in dev["by_settings"]:
+        s = one["settings"]
+        how = f"z = {s['z']:g} on {'wins only' if s.get('wins_only') else 'scores'}, {s['worlds']} worlds"
+        for level, d in one["levels"].items():
+            c = d["cells"]["search_learned"]
+            learned = d["cells"]["learned"]["wins"]
+            tried.append(f"{how}, {level}: {c['wins']} of {c['games']} against learned's {learned} "
+                         f"({_vs(c, 'learned')})")
+    return ["", "Settings tried first on dev deals (5000.., not the report's; "
+            "`evaluation/results/summit_rush_search_learned_dev.json`): " + "; ".join(tried) + "."]
+
+
+LEARNED_BEGIN, LEARNED_END = "<!-- search_learned summit_rush: begin -->", "<!-- search_learned summit_rush: end -->"
+
+
 
 
 # ---------------------------------------------------------------------------- Rook
@@ -337,4 +421,3 @@ def summary_lines(sections: list[Section]) -> list[str]:
             "From the committed search studies (fewer deals than the tables below; see each game's *Search agent*). "
             "For a target not reached, where the remaining losses come from, counted.", "",
             *(f"- {line}" for line in lines), ""]
-
