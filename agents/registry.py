@@ -11,7 +11,7 @@ from .partners import rope_team as rope_partners
 from .random_agent import RandomAgent
 from .rook_heuristic import RookHeuristic
 from .rook_search import RookSearch
-from .rope_team_search import RopeTeamSearch
+from .rope_team_search import LEARNED_BUDGET, RopeTeamSearch
 from .rope_team_simple import RopeTeamSimple
 from .summit_rush_partners import PARTNERS as SUMMIT_PARTNERS
 from .summit_rush_search import SummitRushSearch
@@ -52,6 +52,9 @@ AGENTS: dict[str, dict[str, Callable]] = {
     **{p.name: {"summit_rush_v0": p} for p in SUMMIT_PARTNERS},
     "heuristic": {"rook_v0": RookHeuristic},
     "search": {"rope_team_v0": RopeTeamSearch, "summit_rush_v0": SummitRushSearch, "rook_v0": RookSearch},
+    # Search on the learned policy (its rollouts, its probabilities as the partner model); the budget keeps the mean
+    # decision under 100 ms of CPU (evaluation/results/rope_team_search_learned.json).
+    "search_learned": {"rope_team_v0": lambda seed: RopeTeamSearch(seed, blueprint="learned", **LEARNED_BUDGET)},
     # Trained policies shipped in agents/policies (see its README for the commands that made them).
     # `learned` is the strongest measured for each game; `learned_v1` the policies it replaced (MaskablePPO).
     # A Summit Rush setting no policy can read (three players, solo, untimed, ...) is played by the simple strategy,
@@ -93,6 +96,8 @@ DESCRIPTIONS = {
     **{p.name: f"Summit Rush's simple strategy but for one convention -- {p.convention}" for p in SUMMIT_PARTNERS},
     "heuristic": "Rook's heuristic player",
     "search": "determinized search over the hidden cards with the game's baseline as blueprint",
+    "search_learned": "Rope Team's belief search on the learned policy as blueprint: worlds weighted by the learned "
+                      "partner's probabilities of its plays, rollouts played by the learned policy",
     "learned": "the strongest shipped trained policy of each game",
     "learned_v1": "the trained policies learned named before (MaskablePPO), kept for comparison",
     "learned_talk": "a Summit Rush policy trained in talking games (Normal)",

@@ -65,6 +65,7 @@ from cardzoo.envs.rope_team.observer import Observation as _Observation
 from cardzoo.envs.rope_team.observer import decode
 
 from .base import BitsAgent
+from .rope_team_blueprints import make_blueprint
 from .rope_team_rollouts import NONE, Games, Policy, best_cards, masks_of, popcount
 from .rope_team_simple import RopeTeamSimple
 
@@ -86,6 +87,10 @@ class SearchOptions:
     epsilon: float = 0.1  # the partner model's chance of a card other than the blueprint's
     mixture: float = 0.2  # share of worlds drawn without leaving out the cards the blueprint would have preferred
 
+
+# The budget of the registry's ``search_learned`` (the learned blueprint): its rollouts cost about five times the
+# simple strategy's, and its partner model draws from every card the partner may hold, so more worlds, fewer games.
+LEARNED_BUDGET = {"worlds": 512, "rollouts": 384}
 
 _LIMITS = {  # option -> (kind, low, high, low included)
     "worlds": (int, 1, None, True), "rollouts": (int, 1, None, True), "min_worlds": (int, 2, None, True),
@@ -124,7 +129,10 @@ class _PartnerPlay:
     better: int  # cards the blueprint would have played instead, had the partner held them (see _PartnerPlay.make)
 
     @staticmethod
-    def make(index: int, card: int, table: rules.State) -> _PartnerPlay:
+    def make(index: int, card: int, table: rules.State, exclusion: bool = True) -> _PartnerPlay:
+        if not exclusion:  # a blueprint whose preferences need the partner's observation: nothing left out
+            follows = SUIT_MASKS[table.led // 13] if table.led is not None and card // 13 == table.led // 13 else 0
+            return _PartnerPlay(index, card, table.copy(), table.played[PARTNER], follows, 0)
         blueprint = RopeTeamSimple()
         seat_coin = rules.RIDGE - 1 - table.coin  # the partner's view: its end at 0
         up = sum(1 << (rules.RIDGE - 1 - i) for i in range(rules.RIDGE) if table.up[i])
@@ -156,14 +164,19 @@ class RopeTeamSearch(BitsAgent):
 
     name = "search"
 
-    def __init__(self, seed: int | None = None, rollout_policy: Policy | None = None, **options):
-        """``rollout_policy``: the blueprint that plays both seats in the rollouts, a batched policy
-        ``obs[N, 464], mask[N, 52] -> cards[N]`` (None: the simple strategy on the rollouts' arrays, the fast
-        path; :func:`cardzoo.agents.rope_team_rollouts.simple_policy` is the same strategy on observations). The
-        partner model stays the simple strategy."""
+    def __init__(self, seed: int | None = None, rollout_policy: Policy | None = None, blueprint=None, **options):
+        """``blueprint``: what the search is on (:mod:`.rope_team_blueprints`): None or ``"simple"``, the simple
+        strategy; a learned agent's registry name (``"learned"``) or a ``.npz`` policy file, that policy (its
+        card, its rollouts, its probabilities as the partner model). ``rollout_policy``, with the simple
+        blueprint only: a batched policy ``obs[N, 464], mask[N, 52] -> cards[N]`` that plays the rollouts instead
+        (None: the simple strategy on the rollouts' arrays, the fast path;
+        :func:`cardzoo.agents.rope_team_rollouts.simple_policy` is the same strategy on observations); the partner
+        model stays the simple strategy."""
         if rollout_policy is not None and not callable(rollout_policy):
             raise OptionError(f"rollout_policy must be a batched policy (obs, mask) -> cards, got {rollout_policy!r}")
-        self.rollout_policy = rollout_policy
+        self.model = make_blueprint(blueprint, rollout_policy)
+        self.blueprint_spec = blueprint
+        self.rollout_policy = self.model.rollout_policy
         known = {f.name for f in fields(SearchOptions)}
         unknown = sorted(set(options) - known)
         if unknown:
@@ -172,12 +185,11 @@ class RopeTeamSearch(BitsAgent):
         problems = _option_problems(self.options)
         if problems:
             raise OptionError(f"search option(s) out of range: {'; '.join(problems)}")
-        self.blueprint = RopeTeamSimple()
         self.reset(seed)
 
     def reset(self, seed: int | None = None) -> None:
         self.rng = np.random.default_rng(seed)
-        self.blueprint.reset()
+        self.model.reset()
         self.deal = 0
         self.seen_off_ridge = 0  # cards seen in a hand or played, in any deal: never face down on the ridge
         self.start: rules.State | None = None  # the public table at the start of this deal
@@ -223,7 +235,7 @@ class RopeTeamSearch(BitsAgent):
         recorded = {p.index for p in self.partner_plays}
         for i, (who, card) in enumerate(self.plays):
             if who == PARTNER and i not in recorded:
-                self.partner_plays.append(_PartnerPlay.make(i, card, s))
+                self.partner_plays.append(_PartnerPlay.make(i, card, s, self.model.exact_exclusion))
             rules.play(s, card)
         if (s.coin, s.trumps, s.ropes, s.trick_no, s.played[ME], s.played[PARTNER], s.led) != (
                 obs.coin, obs.trumps, obs.ropes, obs.trick, obs.played_self, obs.played_partner, obs.led):
@@ -238,8 +250,8 @@ class RopeTeamSearch(BitsAgent):
             raise ValueError("no legal card in the mask: this player is not to move")
         obs = decode(bits)
         table = self._remember(obs)
-        blueprint = self.blueprint.act_bits(bits, legal)
-        candidates = self._candidates(obs, table, legal)
+        blueprint = self.model.act_bits(bits, legal)
+        candidates = self._candidates(obs, table, legal, blueprint)
         self.last = {"blueprint": blueprint, "candidates": candidates}
         card = blueprint
         if len(candidates) > 1:
@@ -260,9 +272,10 @@ class RopeTeamSearch(BitsAgent):
         self.plays[-1] = (ME, card)
 
     @staticmethod
-    def _candidates(obs: _Observation, table: rules.State, legal: int) -> list[int]:
+    def _candidates(obs: _Observation, table: rules.State, legal: int, blueprint: int | None = None) -> list[int]:
         """One legal card per run of cards that play alike: same suit and steps, no card between them that is
-        still in play (in my hand or unseen). The lowest of each run stands for it (the blueprint's tie-break)."""
+        still in play (in my hand or unseen). The lowest of each run stands for it (the simple strategy's
+        tie-break), but the ``blueprint`` card stands for its own run (a learned partner may read the card)."""
         gone = table.played[ME] | table.played[PARTNER] | _ridge_up(table)
         if table.led is not None:
             gone &= ~(1 << table.led)  # the card to beat or not: it splits runs like a card in play
@@ -273,6 +286,8 @@ class RopeTeamSearch(BitsAgent):
                 between = ((1 << card) - 1) & ~((2 << previous) - 1)
                 if between & ~gone & ~legal == 0:
                     previous = card
+                    if card == blueprint:
+                        out[-1] = card
                     continue
             out.append(card)
             previous = card
@@ -361,6 +376,10 @@ class RopeTeamSearch(BitsAgent):
         played_partner = np.uint64(obs.played_partner)
         for p in self.partner_plays:
             hand = partner | (played_partner & ~np.uint64(p.played_before))  # the partner's hand before the play
+            if not self.model.exact_exclusion:
+                p_all *= (1 - eps) * self._blueprint_probability(p, hand) + eps / popcount(
+                    hand & np.uint64(p.follows) if p.follows else hand)
+                continue
             if p.table.led is not None:
                 must = np.uint64(p.follows) if p.follows else np.uint64(FULL_MASK)
                 legal = hand & must
@@ -377,6 +396,17 @@ class RopeTeamSearch(BitsAgent):
                 n_legal = popcount(hand)
             p_all *= (1 - eps) * agrees + eps / n_legal
         return p_all
+
+    def _blueprint_probability(self, p: _PartnerPlay, hand: np.ndarray) -> np.ndarray:
+        """The blueprint's probability of the partner's card ``p`` in every world (``hand``: the partner's hand
+        before it): each world's row is the table of that play with my hand then and the world's partner hand, and
+        the blueprint reads the partner's observation of it (the mover of every row)."""
+        n = len(hand)
+        hands = np.stack([np.full(n, np.uint64(self._my_hand_at(p))), hand], axis=1)
+        ridge = np.tile(np.array(p.table.ridge), (n, 1))
+        ridge[ridge < 0] = NONE
+        games = Games.start(p.table, hands, ridge, None)
+        return self.model.probabilities(games, np.full(n, p.card, np.int64))
 
     def _my_hand_at(self, p: _PartnerPlay) -> int:
         """My hand before the partner's play ``p``: my deal's cards less those I had played by then."""

@@ -41,7 +41,8 @@ def build(name: str, env_name: str, seed: int):
     """The registry's agent ``name`` (a search agent rebuilt with a small budget), seeded with ``seed``."""
     agent = make_agent(name, env_name, seed=seed)
     if type(agent) in SMALL:
-        agent = type(agent)(seed=seed, **SMALL[type(agent)])
+        blueprint = {"blueprint": agent.blueprint_spec} if isinstance(agent, RopeTeamSearch) else {}
+        agent = type(agent)(seed=seed, **SMALL[type(agent)], **blueprint)
     agent.reset(seed)
     return agent
 
