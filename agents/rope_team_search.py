@@ -1,8 +1,12 @@
-"""Rope Team search agent: belief over the hidden cards from the partner's plays, rollouts of the simple strategy.
+"""Rope Team search agent: belief over the hidden cards from the partner's plays, rollouts of a blueprint.
 
 SPARTA-style single-agent search on a blueprint (Lerer et al., "Improving Policies via Search in Cooperative
-Partially Observable Games", 2020), the blueprint being the simple strategy (:mod:`.rope_team_simple`). The agent
-acts on its own observation and its memory of earlier observations of the game; it never sees the env or a state.
+Partially Observable Games", 2020). The blueprint (:mod:`.rope_team_blueprints`) is the simple strategy
+(:mod:`.rope_team_simple`; the registry's ``search``) or a trained numpy policy (``blueprint="learned"`` or a
+``.npz`` file; the registry's ``search_learned``): it plays the rollouts, it is the partner model, and its card is
+the one kept unless another clearly wins more. What follows says "the blueprint" for either; where the two differ,
+it says so. The agent acts on its own observation and its memory of earlier observations of the game; it never
+sees the env or a state.
 
 Algorithm, at each decision with more than one distinct legal card:
 
@@ -20,22 +24,34 @@ Algorithm, at each decision with more than one distinct legal card:
    the one the partner played (exact for its follows, approximate for its leads); a share ``mixture`` ignores them.
    Importance weights (likelihood over the mixture's probability of the draw) keep the belief the exact posterior of
    the model up to sampling. Later deals are unknown: each world draws them (the 43 cards off its ridge, dealt).
+   A learned blueprint's model is its probability of the partner's card: in every world at once, the partner's
+   observation at each of its plays this deal is rebuilt (that play's public table, my hand then, the world's
+   partner hand) and the policy's softmax over the legal cards read at the card played, mixed with ``epsilon`` as
+   above. Its preferences cannot be known without the partner's hand, so nothing is left out of the proposal: the
+   partner's hand is drawn from every card it may hold and the likelihood weights it (more worlds for that, see
+   ``LEARNED_BUDGET``; the study records the effective sample size).
 3. Evaluation. ``max(rollouts // candidates, min_worlds)`` worlds are resampled by weight (systematic resampling).
    Each candidate card (one per run of cards that behave identically) is played in each of them and the game is
-   played to its end by the simple strategy for both seats (:mod:`.rope_team_rollouts`, all rows at once in numpy;
-   ``rollout_policy`` plays them by any batched policy on the rows' observations instead); a card's value is its
+   played to its end by the blueprint for both seats (:mod:`.rope_team_rollouts`, all rows at once in numpy: the
+   simple strategy on the rows' arrays, a learned policy batched over the rows' observations; with the simple
+   blueprint, ``rollout_policy`` plays them by any batched policy instead); a card's value is its
    share of won games. The same worlds and later deals serve every card, so the comparison
    is paired.
 4. Decision. The blueprint's own card is played unless another card wins more often by more than ``threshold``
    and by more than ``z`` standard errors of the paired difference (a few dozen rollouts are noisy; a departure
    from the blueprint must be worth it, see below).
 
-Both seats may run it. Each assumes that its partner plays the blueprint (with ``epsilon`` noise); a search partner
-departs from the blueprint only where its search gains more than ``threshold``, so its plays keep meaning what the
-blueprint's would, and the two beliefs stay close to right -- SPARTA's way of keeping a team consistent. With a
-partner of another kind (the simple strategy itself, a learned policy, a person) the model is exact for the first
-and only approximate for the others, which ``epsilon`` absorbs; the study's cross-play rows measure the team with
-the simple strategy.
+What each seat assumes of the other. Both seats may run the search. Each assumes that its partner plays the
+blueprint (with ``epsilon`` noise): it reads the partner's cards with the blueprint's model, and it rolls out both
+seats, the partner's later cards too, with the blueprint -- not with the partner's search. A search partner departs
+from the blueprint only where its own search gains more than ``threshold`` (by ``z`` standard errors), so its plays
+keep meaning nearly what the blueprint's would, and the two beliefs stay close to right -- SPARTA's way of keeping a
+team consistent; neither seat models the other's departures, which are the noise ``epsilon`` covers. The threshold
+is therefore a team option as much as a seat's: the lower it is, the more a search partner's cards mean something
+the model does not expect. With a partner of another kind the model is exact only for the blueprint itself (the
+simple strategy for ``search``, the learned policy for ``search_learned``) and approximate for the others (a
+person, another policy), which ``epsilon`` absorbs; the studies' cross-play rows measure the team with the simple
+strategy (``search``) and with the learned policy (``search_learned``).
 
 Not modelled: the two-deal variant in deal 1 (the observation says only whether the current deal is the last; the
 agent assumes three deals until told otherwise), and what the partner's plays in earlier deals say about the
@@ -47,8 +63,13 @@ out-of-range option raises ``OptionError``): ``worlds`` drawn and weighted, ``ro
 decision. The CPU time of a decision with the defaults (mean, the cheap single-card decisions, the 99th
 percentile) and the win rates on the report's deals, with their intervals, paired comparisons against the simple
 strategy, cross-play and the causes of the losses, are in ``evaluation/results/rope_team_search.json`` (and
-``.csv``), made by ``python -m cardzoo.evaluation.studies.search_rope_team``; the report's Rope Team section
-prints them.
+``.csv``), made by ``python -m cardzoo.evaluation.studies.search_rope_team``; those of ``search_learned`` (CPU ms,
+worlds and rollouts per decision, paired with ``learned`` and ``simple``) in
+``evaluation/results/rope_team_search_learned.json``, made by the resumable
+``python -m cardzoo.evaluation.studies.search_rope_team_learned``; the report's Rope Team section prints both. A
+learned blueprint's CPU time depends on the BLAS library's threads: its matrix products are small, and a
+multi-threaded BLAS on a busy machine spins a second core for them (three to five times the CPU time measured here);
+the study runs with ``OPENBLAS_NUM_THREADS=1``.
 """
 
 from __future__ import annotations
@@ -65,6 +86,7 @@ from cardzoo.envs.rope_team.observer import Observation as _Observation
 from cardzoo.envs.rope_team.observer import decode
 
 from .base import BitsAgent
+from .blas import one_blas_thread
 from .rope_team_blueprints import make_blueprint
 from .rope_team_rollouts import NONE, Games, Policy, best_cards, masks_of, popcount
 from .rope_team_simple import RopeTeamSimple
@@ -160,7 +182,7 @@ def _ridge_up(s: rules.State) -> int:
 
 
 class RopeTeamSearch(BitsAgent):
-    """Belief search on the simple strategy for one seat (either; observations are seat-relative)."""
+    """Belief search on a blueprint for one seat (either; observations are seat-relative)."""
 
     name = "search"
 
@@ -248,6 +270,10 @@ class RopeTeamSearch(BitsAgent):
         """The card to play, from the observation's bits and the legal cards' mask."""
         if not legal:
             raise ValueError("no legal card in the mask: this player is not to move")
+        with one_blas_thread():  # a learned blueprint's products are small: threads would only wait (see .blas)
+            return self._act(bits, legal)
+
+    def _act(self, bits: int, legal: int) -> int:
         obs = decode(bits)
         table = self._remember(obs)
         blueprint = self.model.act_bits(bits, legal)

@@ -182,6 +182,7 @@ def test_the_study_resumes_where_it_stopped(tmp_path, monkeypatch):
     on the deals they all finished and reports the search seats' compute."""
     monkeypatch.setitem(LEARNED_BUDGET, "worlds", 24)
     monkeypatch.setitem(LEARNED_BUDGET, "rollouts", 12)
+    monkeypatch.setattr(study, "chart", lambda levels, path: [])  # matplotlib's import alone is seconds
     rows = tmp_path / "rows.jsonl"
     study.main(["--games", "1", "--cross", "1", "--levels", "easy", "--rows", str(rows)])
     first = study.read_rows(rows)
@@ -207,3 +208,42 @@ def test_the_study_resumes_where_it_stopped(tmp_path, monkeypatch):
     assert cell["compute"]["rollouts_per_search"] >= 2 * 16
     assert level["old_search"]["search_learned_minus_search"]["games"] == 2
     assert len(data["runs"]) == 2 and rows.with_suffix(".csv").is_file()
+
+
+def test_the_committed_study_reaches_the_report_with_counts_differences_and_compute():
+    from cardzoo.evaluation.report import Section, load_result
+    from cardzoo.evaluation.report import search as search_report
+
+    data = load_result("rope_team_search_learned")
+    out = Section("rope_team")
+    text = "\n".join(search_report.rope_team_learned(out))
+    rows = {(r.setting, r.source): r for r in out.rows}
+    assert data["levels"]
+    for name, level in data["levels"].items():
+        team = level["teams"]["search_learned+search_learned"]
+        assert rows[name, "search_learned"].games == team["games"] == level["deals"]
+        assert rows[name, "learned (search_learned deals)"].games == level["deals"]
+        vs = team["minus_learned"]
+        assert f"| {name} | {level['deals']} | {100 * team['rate']:.1f}% [" in text
+        assert f"{100 * vs['difference']:+.1f} [{100 * vs['low']:+.1f}, {100 * vs['high']:+.1f}]" in text
+        assert f"| {team['compute']['mean_ms']:.0f}; {team['compute']['max_ms']:.0f} |" in text
+        assert team["compute"]["mean_ms"] < 100  # the issue's budget per decision
+    # The summary is the committed rows' (a run that added rows and not the summary would fail here).
+    rows_file = study.read_rows(study.ROWS)
+    assert json.loads(json.dumps(study.summarize(rows_file, load_result("rope_team_search")))) == data["levels"]
+
+
+def test_one_blas_thread_inside_the_block_and_as_before_after():
+    """The search's products run on one OpenBLAS thread (threads spinning on a busy machine cost 3-5 times the CPU
+    time), and the thread's setting is restored after the decision."""
+    from cardzoo.agents import blas
+
+    setter = blas._find()
+    if setter is None:
+        pytest.skip("numpy's BLAS here is not OpenBLAS with a thread-local setting")
+    before = setter(0)
+    setter(before)
+    with blas.one_blas_thread():
+        inside = setter(1)
+    assert inside == 1
+    assert setter(before) == before

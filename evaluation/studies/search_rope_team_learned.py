@@ -40,16 +40,16 @@ from pathlib import Path
 
 import numpy as np
 
+from cardzoo.agents.blas import one_blas_thread
 from cardzoo.agents.registry import fingerprint
 from cardzoo.agents.rope_team_search import LEARNED_BUDGET
 from cardzoo.envs.registry import GAMES
 
-from ..report.model import load_result
+from ..report.model import RESULTS, load_result
 from ..stats import paired, wilson
 from .search_rope_team import play, team
 
 LEVELS = GAMES["rope_team"].levels
-RESULTS = Path("evaluation/results")
 ROWS = RESULTS / "rope_team_search_learned.jsonl"
 SEARCH = "search_learned"
 SELF_PLAY = ((SEARCH,), ("learned",), ("simple",))
@@ -89,7 +89,8 @@ def run(levels: list[str], games: int, cross: int, path: Path, progress: bool = 
             for names in SELF_PLAY + (CROSS if seed < cross else ()):
                 if (level, seed, label(names)) in done:
                     continue
-                row = play_deal(level, seed, names)
+                with one_blas_thread():  # the learned seats' one-row products too (see agents/blas.py)
+                    row = play_deal(level, seed, names)
                 with open(path, "a") as f:
                     f.write(json.dumps(row) + "\n")
             if progress:
