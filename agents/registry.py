@@ -54,7 +54,8 @@ AGENTS: dict[str, dict[str, Callable]] = {
     "search": {"rope_team_v0": RopeTeamSearch, "summit_rush_v0": SummitRushSearch, "rook_v0": RookSearch},
     # Search on the learned policy (its rollouts, its probabilities as the partner model); the budget keeps the mean
     # decision under 100 ms of CPU (evaluation/results/rope_team_search_learned.json).
-    "search_learned": {"rope_team_v0": lambda seed: RopeTeamSearch(seed, blueprint="learned", **LEARNED_BUDGET)},
+    "search_learned": {"rope_team_v0": lambda seed: RopeTeamSearch(seed, blueprint=rope_team_policy("learned"),
+                                                                   **LEARNED_BUDGET)},
     # Trained policies shipped in agents/policies (see its README for the commands that made them).
     # `learned` is the strongest measured for each game; `learned_v1` the policies it replaced (MaskablePPO).
     # A Summit Rush setting no policy can read (three players, solo, untimed, ...) is played by the simple strategy,
@@ -119,6 +120,16 @@ DESCRIPTIONS = {
     "heuristic_bold": "Rook's heuristic player, bidding up to its whole estimate of its points",
     "heuristic_timid": "Rook's heuristic player, stopping its bids 25 points short of its estimate",
 }
+
+
+def rope_team_policy(name: str):
+    """The numpy policy the learned Rope Team agent ``name`` plays (``"learned"``, ``"learned_seed1"``, ...): a
+    search's blueprint (``RopeTeamSearch(blueprint=rope_team_policy("learned"))``)."""
+    agent = make_agent(name, "rope_team_v0")
+    policies = getattr(agent, "policies", None)
+    if not policies or len(policies) != 1:
+        raise OptionError(f"{name!r} is not a learned agent with one Rope Team policy")
+    return next(iter(policies.values()))
 
 
 def game_name(game) -> str:

@@ -16,11 +16,12 @@ follow depends on the table alone, so the search can leave out of the partner's 
 preferred (``exact_exclusion``) and need not build the rows for follows; this is the behaviour of the ``search``
 agent.
 
-:class:`LearnedBlueprint` is a trained numpy policy (a ``.npz`` file or a registry name of a learned agent, e.g.
-``learned``): it plays its most probable legal card (as :class:`~cardzoo.agents.learned.LearnedAgent`), its rollouts
-are that argmax over the rows' observations (:meth:`Games.observe`, the env's observation bit for bit) and its
-partner model is the softmax of its logits over the legal cards of the partner's observation in each world. Nothing
-about a trained policy's preferences is exact without its observation, so the search draws the partner's hand from
+:class:`LearnedBlueprint` is a trained numpy policy (a ``.npz`` file, a shipped policy's name, or the policy of a
+registry name: :func:`cardzoo.agents.registry.rope_team_policy` ``("learned")``): it plays its most probable legal
+card (as :class:`~cardzoo.agents.learned.LearnedAgent`), its rollouts are that argmax over the rows' observations
+(:meth:`Games.observe`, the env's observation bit for bit) and its partner model is the softmax of its logits over
+the legal cards of the partner's observation in each world. Nothing about a trained policy's preferences is exact
+without its observation, so the search draws the partner's hand from
 all the cards it may hold and lets the likelihood weight them.
 """
 
@@ -34,7 +35,7 @@ from cardzoo.envs.common.errors import OptionError
 from cardzoo.envs.rope_team.observer import LAYOUT
 
 from .batched_features import batched
-from .learned import NumpyPolicy
+from .learned import NumpyPolicy, shipped_policy
 from .rope_team_rollouts import Games, Policy
 from .rope_team_simple import RopeTeamSimple
 
@@ -90,9 +91,9 @@ class LearnedBlueprint:
 
     exact_exclusion = False
 
-    def __init__(self, spec: str | Path):
-        self.name = str(spec)
+    def __init__(self, spec: str | Path | NumpyPolicy):
         self.policy = _policy(spec)
+        self.name = f"policy {self.policy.digest}"
         self.batched = BatchedPolicy(self.policy)
         self.rollout_policy = self.batched
 
@@ -110,35 +111,34 @@ class LearnedBlueprint:
         return self.batched.probabilities(obs, mask)[np.arange(len(cards)), cards].astype(float)
 
 
-def _policy(spec: str | Path) -> NumpyPolicy:
-    """The numpy policy of a ``.npz`` path or of a registry name of a learned Rope Team agent."""
-    if str(spec).endswith(".npz"):
+def _policy(spec) -> NumpyPolicy:
+    """The numpy policy of a ``.npz`` path or a shipped policy's name (``"rope_team_v2"``), or the policy itself."""
+    if isinstance(spec, NumpyPolicy):
+        policy = spec
+    elif str(spec).endswith(".npz"):
         policy = NumpyPolicy(spec)
-        if policy.meta.get("env") != "rope_team_v0":
-            raise OptionError(f"blueprint={str(spec)!r} was trained on {policy.meta.get('env')}, not rope_team_v0")
-        return policy
-    from .registry import make_agent  # the registry imports the search: resolve names when a search is built
-
-    try:
-        agent = make_agent(str(spec), "rope_team_v0")
-    except OptionError as e:
-        raise OptionError(f"blueprint={spec!r}: {e}") from None
-    policies = getattr(agent, "policies", None)
-    if not policies or len(policies) != 1:
-        raise OptionError(f"blueprint={spec!r} is not a learned agent with one Rope Team policy (a registry name "
-                          "such as 'learned', or a .npz policy file)")
-    return next(iter(policies.values()))
+    else:
+        try:
+            policy = NumpyPolicy(shipped_policy(str(spec)))
+        except OptionError as e:
+            raise OptionError(f"blueprint={spec!r}: not 'simple', a .npz policy file or a shipped policy ({e}); a "
+                              "registry name: cardzoo.agents.registry.rope_team_policy(name)") from None
+    if policy.meta.get("env") != "rope_team_v0":
+        raise OptionError(f"blueprint={str(spec)!r} was trained on {policy.meta.get('env')}, not rope_team_v0")
+    return policy
 
 
 def make_blueprint(blueprint, rollout_policy: Policy | None = None):
     """The blueprint a search option names: None or ``"simple"`` (the simple strategy, rolled out by
-    ``rollout_policy`` if given), a learned agent's registry name or a ``.npz`` file, or a blueprint object."""
-    if blueprint is None or blueprint == "simple":
+    ``rollout_policy`` if given); a :class:`NumpyPolicy`, a ``.npz`` file or a shipped policy's name (a learned
+    blueprint); or a blueprint object."""
+    if blueprint is None or (isinstance(blueprint, str) and blueprint == "simple"):
         return SimpleBlueprint(rollout_policy)
-    if isinstance(blueprint, (str, Path)):
+    if isinstance(blueprint, (str, Path, NumpyPolicy)):
         if rollout_policy is not None:
             raise OptionError("rollout_policy goes with the simple blueprint; a learned blueprint rolls out itself")
         return LearnedBlueprint(blueprint)
     if all(hasattr(blueprint, a) for a in ("act_bits", "probabilities", "rollout_policy", "exact_exclusion", "reset")):
         return blueprint
-    raise OptionError(f"blueprint must be 'simple', a learned agent's name or a .npz policy file, got {blueprint!r}")
+    raise OptionError(f"blueprint must be 'simple', a numpy policy, a .npz policy file or a shipped policy's name, "
+                      f"got {blueprint!r}")

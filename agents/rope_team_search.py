@@ -2,8 +2,8 @@
 
 SPARTA-style single-agent search on a blueprint (Lerer et al., "Improving Policies via Search in Cooperative
 Partially Observable Games", 2020). The blueprint (:mod:`.rope_team_blueprints`) is the simple strategy
-(:mod:`.rope_team_simple`; the registry's ``search``) or a trained numpy policy (``blueprint="learned"`` or a
-``.npz`` file; the registry's ``search_learned``): it plays the rollouts, it is the partner model, and its card is
+(:mod:`.rope_team_simple`; the registry's ``search``) or a trained numpy policy (the ``learned`` agent's in the
+registry's ``search_learned``, or any ``.npz`` file): it plays the rollouts, it is the partner model, and its card is
 the one kept unless another clearly wins more. What follows says "the blueprint" for either; where the two differ,
 it says so. The agent acts on its own observation and its memory of earlier observations of the game; it never
 sees the env or a state.
@@ -188,8 +188,9 @@ class RopeTeamSearch(BitsAgent):
 
     def __init__(self, seed: int | None = None, rollout_policy: Policy | None = None, blueprint=None, **options):
         """``blueprint``: what the search is on (:mod:`.rope_team_blueprints`): None or ``"simple"``, the simple
-        strategy; a learned agent's registry name (``"learned"``) or a ``.npz`` policy file, that policy (its
-        card, its rollouts, its probabilities as the partner model). ``rollout_policy``, with the simple
+        strategy; a numpy policy (:func:`cardzoo.agents.registry.rope_team_policy` ``("learned")``), a ``.npz``
+        policy file or a shipped policy's name (``"rope_team_v2"``), that policy (its card, its rollouts, its
+        probabilities as the partner model). ``rollout_policy``, with the simple
         blueprint only: a batched policy ``obs[N, 464], mask[N, 52] -> cards[N]`` that plays the rollouts instead
         (None: the simple strategy on the rollouts' arrays, the fast path;
         :func:`cardzoo.agents.rope_team_rollouts.simple_policy` is the same strategy on observations); the partner

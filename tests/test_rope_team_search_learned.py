@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from cardzoo.agents.learned import LearnedAgent, NumpyPolicy, shipped_policy
-from cardzoo.agents.registry import make_agent
+from cardzoo.agents.registry import make_agent, rope_team_policy
 from cardzoo.agents.rope_team_blueprints import BatchedPolicy
 from cardzoo.agents.rope_team_search import LEARNED_BUDGET, RopeTeamSearch
 from cardzoo.envs import rope_team_v0
@@ -40,7 +40,7 @@ def _with_learned_partner(level: str, seed: int, partner_plays: int):
     as the env gave them. None if the game ends first."""
     rng = np.random.default_rng(seed)
     s = rules.new_game(make_config(level), rules.shuffled_deck(rng), rng, dealer=int(rng.integers(2)))
-    agent = RopeTeamSearch(seed, blueprint="learned", **SMALL)
+    agent = RopeTeamSearch(seed, blueprint=POLICY, **SMALL)
     partner = LearnedAgent(shipped_policy("rope_team_v2"))
     seen: list[tuple[np.ndarray, np.ndarray, int]] = []
     deal = s.deal
@@ -139,8 +139,9 @@ def test_the_blueprints_card_stands_for_its_run():
 @pytest.mark.parametrize(("options", "named"), [
     ({"blueprint": "no_such_agent"}, "blueprint"), ({"blueprint": "simple_signal"}, "blueprint"),
     ({"blueprint": 3}, "blueprint"), ({"blueprint": str(shipped_policy("rook_v2"))}, "rope_team_v0"),
-    ({"blueprint": "learned", "rollout_policy": BatchedPolicy(POLICY)}, "rollout_policy"),
-    ({"blueprint": "learned", "epsilon": 0.0}, "epsilon"), ({"blueprint": "learned", "rollouts": 0}, "rollouts"),
+    ({"blueprint": POLICY, "rollout_policy": BatchedPolicy(POLICY)}, "rollout_policy"),
+    ({"blueprint": POLICY, "epsilon": 0.0}, "epsilon"), ({"blueprint": "rope_team_v2", "rollouts": 0}, "rollouts"),
+    ({"blueprint": NumpyPolicy(shipped_policy("rook_v2"))}, "rope_team_v0"),
 ])
 def test_bad_blueprints_and_options_raise_naming_them(options, named):
     with pytest.raises(OptionError, match=named):
@@ -153,15 +154,18 @@ def test_the_registry_agent_searches_on_the_learned_policy_at_its_budget():
     assert agent.rollout_policy.policy.digest == POLICY.digest
     by_file = RopeTeamSearch(blueprint=str(shipped_policy("rope_team_v2")))
     assert by_file.model.policy.digest == POLICY.digest
+    assert rope_team_policy("learned_seed1").digest != POLICY.digest
     with pytest.raises(OptionError, match="search_learned"):
         make_agent("search_learned", "rook_v0")
+    with pytest.raises(OptionError, match="'simple' is not a learned agent"):
+        rope_team_policy("simple")
 
 
 def _game_cards(seed: int, plays: int) -> list[int]:
     """The first ``plays`` cards of a learned search + learned search game on a fixed deal."""
     rng = np.random.default_rng(11)
     s = rules.new_game(make_config("expert"), rules.shuffled_deck(rng), rng, dealer=0)
-    agents = [RopeTeamSearch(seed + i, blueprint="learned", worlds=32, rollouts=24) for i in range(2)]
+    agents = [RopeTeamSearch(seed + i, blueprint="rope_team_v2", worlds=32, rollouts=24) for i in range(2)]
     cards = []
     while s.outcome is None and len(cards) < plays:
         cards.append(agents[s.to_move].act(*_arrays(s)))
