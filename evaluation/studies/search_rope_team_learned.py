@@ -33,6 +33,7 @@ import json
 import os
 import platform
 import shlex
+import signal
 import sys
 import time
 from collections import defaultdict
@@ -41,31 +42,36 @@ from pathlib import Path
 import numpy as np
 
 from cardzoo.agents.blas import one_blas_thread
-from cardzoo.agents.registry import fingerprint
+from cardzoo.agents.registry import fingerprint, rope_team_policy
 from cardzoo.agents.rope_team_search import LEARNED_BUDGET
 from cardzoo.envs.registry import GAMES
 
 from ..report.model import RESULTS, load_result
 from ..stats import paired, wilson
-from .search_rope_team import play, team
+from .search_rope_team import _Told, play, team
 
 LEVELS = GAMES["rope_team"].levels
 ROWS = RESULTS / "rope_team_search_learned.jsonl"
 SEARCH = "search_learned"
 SELF_PLAY = ((SEARCH,), ("learned",), ("simple",))
 CROSS = ((SEARCH, "learned"), ("learned", SEARCH))
+TOLD = "told:" + SEARCH  # the search team's lost deals replayed, each seat told its partner's hand (a diagnostic)
 
 
 def label(names: tuple[str, ...]) -> str:
     return "+".join(names * (3 - len(names)))
 
 
-def play_deal(level: str, seed: int, names: tuple[str, ...]) -> dict:
+def play_deal(level: str, seed: int, names: tuple[str, ...] | str) -> dict:
     """One row: the team's result on the report's deal ``seed`` and the search seats' compute."""
     clock = {"seconds": [], "searched": [], "departed": [], "worlds": [], "rollouts": [], "ess": []}
-    record = play(level, seed, team(names), clock)
-    row = {"level": level, "deal": seed, "team": label(names), "outcome": record["outcome"],
-           "win": record["outcome"] == "win"}
+    if names == TOLD:
+        agents = [_Told(blueprint=rope_team_policy("learned"), **LEARNED_BUDGET) for _ in range(2)]
+    else:
+        agents = team(names)
+    record = play(level, seed, agents, clock)
+    row = {"level": level, "deal": seed, "team": names if names == TOLD else label(names),
+           "outcome": record["outcome"], "win": record["outcome"] == "win"}
     if clock["seconds"]:
         row.update(decisions=len(clock["seconds"]), searched=int(sum(clock["searched"])),
                    departed=int(sum(clock["departed"])), cpu_seconds=float(sum(clock["seconds"])),
@@ -82,17 +88,22 @@ def read_rows(path: Path) -> list[dict]:
 
 def run(levels: list[str], games: int, cross: int, path: Path, progress: bool = True) -> None:
     """Play the missing rows of deals ``0..games-1`` (cross-play on the first ``cross``), appending each."""
-    done = {(r["level"], r["deal"], r["team"]) for r in read_rows(path)}
+    rows = read_rows(path)
+    done = {(r["level"], r["deal"], r["team"]) for r in rows}
+    lost = {(r["level"], r["deal"]) for r in rows if r["team"] == label((SEARCH,)) and not r["win"]}
     start = time.time()
     for seed in range(games):
         for level in levels:
-            for names in SELF_PLAY + (CROSS if seed < cross else ()):
-                if (level, seed, label(names)) in done:
+            for names in SELF_PLAY + (CROSS if seed < cross else ()) + (TOLD,):
+                key = names if names == TOLD else label(names)
+                if (level, seed, key) in done or (names == TOLD and (level, seed) not in lost):
                     continue
                 with one_blas_thread():  # the learned seats' one-row products too (see agents/blas.py)
                     row = play_deal(level, seed, names)
                 with open(path, "a") as f:
                     f.write(json.dumps(row) + "\n")
+                if key == label((SEARCH,)) and not row["win"]:
+                    lost.add((level, seed))
             if progress:
                 print(f"\r  deal {seed + 1}/{games} ({level}), {time.time() - start:.0f} s", end="", file=sys.stderr,
                       flush=True)
@@ -150,6 +161,8 @@ def summarize(rows: list[dict], old: dict | None = None) -> dict:
                     "rollouts_per_search": sum(r["rollouts"] for r in searched) / max(n_searched, 1),
                     "median_ess": float(np.median(ess)) if ess else None}
             entry["teams"][t] = cell
+        entry["loss_causes"] = _loss_causes(level, [by[level, label((SEARCH,))][d] for d in sorted(base)],
+                                            by[level, TOLD])
         old_level = (old or {}).get("levels", {}).get(level, {})
         old_search = old_level.get("teams", {}).get("search+search")
         if old_search and SEARCH + "+" + SEARCH in entry["teams"]:
@@ -161,6 +174,24 @@ def summarize(rows: list[dict], old: dict | None = None) -> dict:
                                    "search_learned_minus_search": _paired(won, was) if deals else None}
         out[level] = entry
     return out
+
+
+def _loss_causes(level: str, rows: list[dict], told: dict) -> dict:
+    """The search team's lost deals by cause, as :func:`.search_rope_team.loss_causes` sorts them: *unwinnable* (the
+    oracle's ceiling study lost it), *read of the partner* (both seats told the partner's hand win it), *other*;
+    deals lost but not yet replayed are *not replayed*."""
+    unwinnable = set((load_result(f"rope_team_ceiling_{level}") or {}).get("lost_seeds", []))
+    counts: dict[str, int] = defaultdict(int)
+    seeds: dict[str, list[int]] = defaultdict(list)
+    for r in rows:
+        if r["win"]:
+            continue
+        d = r["deal"]
+        cause = ("unwinnable" if d in unwinnable else "not replayed" if d not in told
+                 else "read of the partner" if told[d]["win"] else "other")
+        counts[f"{cause}, {r['outcome']}"] += 1
+        seeds[cause].append(d)
+    return {"counts": dict(sorted(counts.items())), "seeds": dict(seeds)}
 
 
 def write_csv(levels: dict, path: Path) -> None:
@@ -226,6 +257,8 @@ def main(argv: list[str] | None = None) -> None:
             + shlex.join(sys.argv[1:] if argv is None else argv)
         _record_command(args.rows, command)
         start, before = time.process_time(), len(read_rows(args.rows))
+        # Stopped with kill (a background job ignores Ctrl-C): the run is still recorded, its rows are all kept.
+        signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
         try:
             run(args.levels, args.games, args.cross, args.rows)
         finally:
