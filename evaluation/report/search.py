@@ -240,9 +240,7 @@ def rope_team_learned(out: Section) -> list[str]:
               "", "Issue 28's targets for the best agent (100 ms of CPU per decision): " + "; ".join(verdicts) + ".",
               "", "Losses of `search_learned` by cause (each lost deal replayed with both seats told their partner's "
               "hand; *unwinnable*: the oracle finds no winning line): "
-              + "; ".join(f"{name} " + (", ".join(f"{k.replace('_', ' ')} {n}" for k, n in
-                                                  lvl.get("loss_causes", {}).get("counts", {}).items()) or "none")
-                          for name, lvl in data["levels"].items()) + ".",
+              + "; ".join(f"{name}: {_counts(lvl)}" for name, lvl in data["levels"].items()) + ".",
               "", "Made by: " + "; ".join(f"`{c}`" for c in data.get("commands", [])) + "."]
     return lines
 

@@ -215,7 +215,10 @@ def chart(levels: dict, path: Path) -> list[Path]:
 
     groups = {f"{level} ({entry['deals']} deals)": [
         Bar(t, c["rate"], c["low"], c["high"], agent=t.split("+")[0] if t.split("+")[0] == t.split("+")[1] else None)
-        for t, c in entry["teams"].items()] for level, entry in levels.items()}
+        for t, c in entry["teams"].items()] + ([Bar("search (simple blueprint; committed)", entry["old_search"]["rate"],
+                                                    entry["old_search"]["low"], entry["old_search"]["high"],
+                                                    agent="search")] if "old_search" in entry else [])
+        for level, entry in levels.items()}
     return bar_chart("Rope Team: search on the learned blueprint, the report's deals", groups, path)
 
 
