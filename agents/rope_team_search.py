@@ -210,6 +210,12 @@ class RopeTeamSearch(BitsAgent):
             raise OptionError(f"search option(s) out of range: {'; '.join(problems)}")
         self.reset(seed)
 
+    @property
+    def digest(self) -> str | None:
+        """A learned blueprint's weights (evaluation caches key on them: a retrained policy is another agent)."""
+        policy = getattr(self.model, "policy", None)
+        return None if policy is None else policy.digest
+
     def reset(self, seed: int | None = None) -> None:
         self.rng = np.random.default_rng(seed)
         self.model.reset()

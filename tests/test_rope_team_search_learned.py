@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from cardzoo.agents.learned import LearnedAgent, NumpyPolicy, shipped_policy
-from cardzoo.agents.registry import make_agent, rope_team_policy
+from cardzoo.agents.registry import fingerprint, make_agent, rope_team_policy
 from cardzoo.agents.rope_team_blueprints import BatchedPolicy
 from cardzoo.agents.rope_team_search import LEARNED_BUDGET, RopeTeamSearch
 from cardzoo.envs import rope_team_v0
@@ -152,6 +152,8 @@ def test_the_registry_agent_searches_on_the_learned_policy_at_its_budget():
     agent = make_agent("search_learned", "rope_team_v0", seed=1)
     assert agent.options.worlds == LEARNED_BUDGET["worlds"] and agent.options.rollouts == LEARNED_BUDGET["rollouts"]
     assert agent.rollout_policy.policy.digest == POLICY.digest
+    assert fingerprint("search_learned", "rope_team_v0") == POLICY.digest  # caches see a retrained blueprint
+    assert fingerprint("search", "rope_team_v0") == ""
     by_file = RopeTeamSearch(blueprint=str(shipped_policy("rope_team_v2")))
     assert by_file.model.policy.digest == POLICY.digest
     assert rope_team_policy("learned_seed1").digest != POLICY.digest
