@@ -1,8 +1,12 @@
-"""Rope Team search agent: belief over the hidden cards from the partner's plays, rollouts of the simple strategy.
+"""Rope Team search agent: belief over the hidden cards from the partner's plays, rollouts of a blueprint.
 
 SPARTA-style single-agent search on a blueprint (Lerer et al., "Improving Policies via Search in Cooperative
-Partially Observable Games", 2020), the blueprint being the simple strategy (:mod:`.rope_team_simple`). The agent
-acts on its own observation and its memory of earlier observations of the game; it never sees the env or a state.
+Partially Observable Games", 2020). The blueprint (:mod:`.rope_team_blueprints`) is the simple strategy
+(:mod:`.rope_team_simple`; the registry's ``search``) or a trained numpy policy (the ``learned`` agent's in the
+registry's ``search_learned``, or any ``.npz`` file): it plays the rollouts, it is the partner model, and its card is
+the one kept unless another clearly wins more. What follows says "the blueprint" for either; where the two differ,
+it says so. The agent acts on its own observation and its memory of earlier observations of the game; it never
+sees the env or a state.
 
 Algorithm, at each decision with more than one distinct legal card:
 
@@ -20,22 +24,34 @@ Algorithm, at each decision with more than one distinct legal card:
    the one the partner played (exact for its follows, approximate for its leads); a share ``mixture`` ignores them.
    Importance weights (likelihood over the mixture's probability of the draw) keep the belief the exact posterior of
    the model up to sampling. Later deals are unknown: each world draws them (the 43 cards off its ridge, dealt).
+   A learned blueprint's model is its probability of the partner's card: in every world at once, the partner's
+   observation at each of its plays this deal is rebuilt (that play's public table, my hand then, the world's
+   partner hand) and the policy's softmax over the legal cards read at the card played, mixed with ``epsilon`` as
+   above. Its preferences cannot be known without the partner's hand, so nothing is left out of the proposal: the
+   partner's hand is drawn from every card it may hold and the likelihood weights it (more worlds for that, see
+   ``LEARNED_BUDGET``; the study records the effective sample size).
 3. Evaluation. ``max(rollouts // candidates, min_worlds)`` worlds are resampled by weight (systematic resampling).
    Each candidate card (one per run of cards that behave identically) is played in each of them and the game is
-   played to its end by the simple strategy for both seats (:mod:`.rope_team_rollouts`, all rows at once in numpy;
-   ``rollout_policy`` plays them by any batched policy on the rows' observations instead); a card's value is its
+   played to its end by the blueprint for both seats (:mod:`.rope_team_rollouts`, all rows at once in numpy: the
+   simple strategy on the rows' arrays, a learned policy batched over the rows' observations; with the simple
+   blueprint, ``rollout_policy`` plays them by any batched policy instead); a card's value is its
    share of won games. The same worlds and later deals serve every card, so the comparison
    is paired.
 4. Decision. The blueprint's own card is played unless another card wins more often by more than ``threshold``
    and by more than ``z`` standard errors of the paired difference (a few dozen rollouts are noisy; a departure
    from the blueprint must be worth it, see below).
 
-Both seats may run it. Each assumes that its partner plays the blueprint (with ``epsilon`` noise); a search partner
-departs from the blueprint only where its search gains more than ``threshold``, so its plays keep meaning what the
-blueprint's would, and the two beliefs stay close to right -- SPARTA's way of keeping a team consistent. With a
-partner of another kind (the simple strategy itself, a learned policy, a person) the model is exact for the first
-and only approximate for the others, which ``epsilon`` absorbs; the study's cross-play rows measure the team with
-the simple strategy.
+What each seat assumes of the other. Both seats may run the search. Each assumes that its partner plays the
+blueprint (with ``epsilon`` noise): it reads the partner's cards with the blueprint's model, and it rolls out both
+seats, the partner's later cards too, with the blueprint -- not with the partner's search. A search partner departs
+from the blueprint only where its own search gains more than ``threshold`` (by ``z`` standard errors), so its plays
+keep meaning nearly what the blueprint's would, and the two beliefs stay close to right -- SPARTA's way of keeping a
+team consistent; neither seat models the other's departures, which are the noise ``epsilon`` covers. The threshold
+is therefore a team option as much as a seat's: the lower it is, the more a search partner's cards mean something
+the model does not expect. With a partner of another kind the model is exact only for the blueprint itself (the
+simple strategy for ``search``, the learned policy for ``search_learned``) and approximate for the others (a
+person, another policy), which ``epsilon`` absorbs; the studies' cross-play rows measure the team with the simple
+strategy (``search``) and with the learned policy (``search_learned``).
 
 Not modelled: the two-deal variant in deal 1 (the observation says only whether the current deal is the last; the
 agent assumes three deals until told otherwise), and what the partner's plays in earlier deals say about the
@@ -47,8 +63,13 @@ out-of-range option raises ``OptionError``): ``worlds`` drawn and weighted, ``ro
 decision. The CPU time of a decision with the defaults (mean, the cheap single-card decisions, the 99th
 percentile) and the win rates on the report's deals, with their intervals, paired comparisons against the simple
 strategy, cross-play and the causes of the losses, are in ``evaluation/results/rope_team_search.json`` (and
-``.csv``), made by ``python -m cardzoo.evaluation.studies.search_rope_team``; the report's Rope Team section
-prints them.
+``.csv``), made by ``python -m cardzoo.evaluation.studies.search_rope_team``; those of ``search_learned`` (CPU ms,
+worlds and rollouts per decision, paired with ``learned`` and ``simple``) in
+``evaluation/results/rope_team_search_learned.json``, made by the resumable
+``python -m cardzoo.evaluation.studies.search_rope_team_learned``; the report's Rope Team section prints both. A
+learned blueprint's CPU time depends on the BLAS library's threads: its matrix products are small, and a
+multi-threaded BLAS on a busy machine spins a second core for them (three to five times the CPU time measured here);
+the study runs with ``OPENBLAS_NUM_THREADS=1``.
 """
 
 from __future__ import annotations
@@ -65,6 +86,8 @@ from cardzoo.envs.rope_team.observer import Observation as _Observation
 from cardzoo.envs.rope_team.observer import decode
 
 from .base import BitsAgent
+from .blas import one_blas_thread
+from .rope_team_blueprints import make_blueprint
 from .rope_team_rollouts import NONE, Games, Policy, best_cards, masks_of, popcount
 from .rope_team_simple import RopeTeamSimple
 
@@ -86,6 +109,10 @@ class SearchOptions:
     epsilon: float = 0.1  # the partner model's chance of a card other than the blueprint's
     mixture: float = 0.2  # share of worlds drawn without leaving out the cards the blueprint would have preferred
 
+
+# The budget of the registry's ``search_learned`` (the learned blueprint): its rollouts cost about five times the
+# simple strategy's, and its partner model draws from every card the partner may hold, so more worlds, fewer games.
+LEARNED_BUDGET = {"worlds": 512, "rollouts": 384}
 
 _LIMITS = {  # option -> (kind, low, high, low included)
     "worlds": (int, 1, None, True), "rollouts": (int, 1, None, True), "min_worlds": (int, 2, None, True),
@@ -124,7 +151,10 @@ class _PartnerPlay:
     better: int  # cards the blueprint would have played instead, had the partner held them (see _PartnerPlay.make)
 
     @staticmethod
-    def make(index: int, card: int, table: rules.State) -> _PartnerPlay:
+    def make(index: int, card: int, table: rules.State, exclusion: bool = True) -> _PartnerPlay:
+        if not exclusion:  # a blueprint whose preferences need the partner's observation: nothing left out
+            follows = SUIT_MASKS[table.led // 13] if table.led is not None and card // 13 == table.led // 13 else 0
+            return _PartnerPlay(index, card, table.copy(), table.played[PARTNER], follows, 0)
         blueprint = RopeTeamSimple()
         seat_coin = rules.RIDGE - 1 - table.coin  # the partner's view: its end at 0
         up = sum(1 << (rules.RIDGE - 1 - i) for i in range(rules.RIDGE) if table.up[i])
@@ -152,24 +182,31 @@ def _ridge_up(s: rules.State) -> int:
 
 
 class RopeTeamSearch(BitsAgent):
-    """Belief search on the simple strategy for one seat (either; observations are seat-relative)."""
+    """Belief search on a blueprint for one seat (either; observations are seat-relative)."""
 
     name = "search"
 
-    def __init__(self, seed: int | None = None, rollout_policy: Policy | None = None, belief=None, **options):
-        """``rollout_policy``: the blueprint that plays both seats in the rollouts, a batched policy
-        ``obs[N, 464], mask[N, 52] -> cards[N]`` (None: the simple strategy on the rollouts' arrays, the fast
-        path; :func:`cardzoo.agents.rope_team_rollouts.simple_policy` is the same strategy on observations). The
-        partner model stays the simple strategy. ``belief``: a learned belief that draws the rollout worlds instead
+    def __init__(self, seed: int | None = None, rollout_policy: Policy | None = None, blueprint=None, belief=None,
+                 **options):
+        """``blueprint``: what the search is on (:mod:`.rope_team_blueprints`): None or ``"simple"``, the simple
+        strategy; a numpy policy (:func:`cardzoo.agents.registry.rope_team_policy` ``("learned")``), a ``.npz``
+        policy file or a shipped policy's name (``"rope_team_v2"``), that policy (its card, its rollouts, its
+        probabilities as the partner model). ``rollout_policy``, with the simple
+        blueprint only: a batched policy ``obs[N, 464], mask[N, 52] -> cards[N]`` that plays the rollouts instead
+        (None: the simple strategy on the rollouts' arrays, the fast path;
+        :func:`cardzoo.agents.rope_team_rollouts.simple_policy` is the same strategy on observations); the partner
+        model stays the simple strategy. ``belief``: a learned belief that draws the rollout worlds instead
         of the weighted draws, an object with ``worlds(agent, table, n_worlds)`` returning this class's worlds
         (:class:`cardzoo.agents.rope_team_belief.BeliefNet`; ``worlds``, ``epsilon`` and ``mixture`` then do not
-        apply)."""
+        apply, nor the blueprint's partner model)."""
         if belief is not None and not callable(getattr(belief, "worlds", None)):
             raise OptionError(f"belief must be a learned belief (rope_team_belief.BeliefNet), got {belief!r}")
         self.belief = belief
         if rollout_policy is not None and not callable(rollout_policy):
             raise OptionError(f"rollout_policy must be a batched policy (obs, mask) -> cards, got {rollout_policy!r}")
-        self.rollout_policy = rollout_policy
+        self.model = make_blueprint(blueprint, rollout_policy)
+        self.blueprint_spec = blueprint
+        self.rollout_policy = self.model.rollout_policy
         known = {f.name for f in fields(SearchOptions)}
         unknown = sorted(set(options) - known)
         if unknown:
@@ -178,12 +215,17 @@ class RopeTeamSearch(BitsAgent):
         problems = _option_problems(self.options)
         if problems:
             raise OptionError(f"search option(s) out of range: {'; '.join(problems)}")
-        self.blueprint = RopeTeamSimple()
         self.reset(seed)
+
+    @property
+    def digest(self) -> str | None:
+        """A learned blueprint's weights (evaluation caches key on them: a retrained policy is another agent)."""
+        policy = getattr(self.model, "policy", None)
+        return None if policy is None else policy.digest
 
     def reset(self, seed: int | None = None) -> None:
         self.rng = np.random.default_rng(seed)
-        self.blueprint.reset()
+        self.model.reset()
         self.deal = 0
         self.seen_off_ridge = 0  # cards seen in a hand or played, in any deal: never face down on the ridge
         self.start: rules.State | None = None  # the public table at the start of this deal
@@ -229,7 +271,7 @@ class RopeTeamSearch(BitsAgent):
         recorded = {p.index for p in self.partner_plays}
         for i, (who, card) in enumerate(self.plays):
             if who == PARTNER and i not in recorded:
-                self.partner_plays.append(_PartnerPlay.make(i, card, s))
+                self.partner_plays.append(_PartnerPlay.make(i, card, s, self.model.exact_exclusion))
             rules.play(s, card)
         if (s.coin, s.trumps, s.ropes, s.trick_no, s.played[ME], s.played[PARTNER], s.led) != (
                 obs.coin, obs.trumps, obs.ropes, obs.trick, obs.played_self, obs.played_partner, obs.led):
@@ -242,10 +284,14 @@ class RopeTeamSearch(BitsAgent):
         """The card to play, from the observation's bits and the legal cards' mask."""
         if not legal:
             raise ValueError("no legal card in the mask: this player is not to move")
+        with one_blas_thread():  # a learned blueprint's products are small: threads would only wait (see .blas)
+            return self._act(bits, legal)
+
+    def _act(self, bits: int, legal: int) -> int:
         obs = decode(bits)
         table = self._remember(obs)
-        blueprint = self.blueprint.act_bits(bits, legal)
-        candidates = self._candidates(obs, table, legal)
+        blueprint = self.model.act_bits(bits, legal)
+        candidates = self._candidates(obs, table, legal, blueprint)
         self.last = {"blueprint": blueprint, "candidates": candidates}
         card = blueprint
         if len(candidates) > 1:
@@ -266,9 +312,10 @@ class RopeTeamSearch(BitsAgent):
         self.plays[-1] = (ME, card)
 
     @staticmethod
-    def _candidates(obs: _Observation, table: rules.State, legal: int) -> list[int]:
+    def _candidates(obs: _Observation, table: rules.State, legal: int, blueprint: int | None = None) -> list[int]:
         """One legal card per run of cards that play alike: same suit and steps, no card between them that is
-        still in play (in my hand or unseen). The lowest of each run stands for it (the blueprint's tie-break)."""
+        still in play (in my hand or unseen). The lowest of each run stands for it (the simple strategy's
+        tie-break), but the ``blueprint`` card stands for its own run (a learned partner may read the card)."""
         gone = table.played[ME] | table.played[PARTNER] | _ridge_up(table)
         if table.led is not None:
             gone &= ~(1 << table.led)  # the card to beat or not: it splits runs like a card in play
@@ -279,6 +326,8 @@ class RopeTeamSearch(BitsAgent):
                 between = ((1 << card) - 1) & ~((2 << previous) - 1)
                 if between & ~gone & ~legal == 0:
                     previous = card
+                    if card == blueprint:
+                        out[-1] = card
                     continue
             out.append(card)
             previous = card
@@ -369,6 +418,10 @@ class RopeTeamSearch(BitsAgent):
         played_partner = np.uint64(obs.played_partner)
         for p in self.partner_plays:
             hand = partner | (played_partner & ~np.uint64(p.played_before))  # the partner's hand before the play
+            if not self.model.exact_exclusion:
+                p_all *= (1 - eps) * self._blueprint_probability(p, hand) + eps / popcount(
+                    hand & np.uint64(p.follows) if p.follows else hand)
+                continue
             if p.table.led is not None:
                 must = np.uint64(p.follows) if p.follows else np.uint64(FULL_MASK)
                 legal = hand & must
@@ -385,6 +438,17 @@ class RopeTeamSearch(BitsAgent):
                 n_legal = popcount(hand)
             p_all *= (1 - eps) * agrees + eps / n_legal
         return p_all
+
+    def _blueprint_probability(self, p: _PartnerPlay, hand: np.ndarray) -> np.ndarray:
+        """The blueprint's probability of the partner's card ``p`` in every world (``hand``: the partner's hand
+        before it): each world's row is the table of that play with my hand then and the world's partner hand, and
+        the blueprint reads the partner's observation of it (the mover of every row)."""
+        n = len(hand)
+        hands = np.stack([np.full(n, np.uint64(self._my_hand_at(p))), hand], axis=1)
+        ridge = np.tile(np.array(p.table.ridge), (n, 1))
+        ridge[ridge < 0] = NONE
+        games = Games.start(p.table, hands, ridge, None)
+        return self.model.probabilities(games, np.full(n, p.card, np.int64))
 
     def _my_hand_at(self, p: _PartnerPlay) -> int:
         """My hand before the partner's play ``p``: my deal's cards less those I had played by then."""

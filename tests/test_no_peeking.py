@@ -42,9 +42,14 @@ def build(name: str, env_name: str, seed: int):
     """The registry's agent ``name`` (a search agent rebuilt with a small budget), seeded with ``seed``."""
     agent = make_agent(name, env_name, seed=seed)
     if type(agent) in SMALL:
-        # A learned blueprint keeps its part (the root move, the first rollout ticks), the simple tail the rest.
-        same = {"blueprint": agent.blueprint_spec, "blueprint_ticks": 1, "wins_only": agent.wins_only} \
-            if isinstance(agent, SummitRushSearch) and agent.blueprint_spec != "simple" else {}
+        # A learned blueprint keeps its part (Summit Rush: the root move, the first rollout ticks, the simple tail
+        # the rest; Rope Team: the whole blueprint, only the budget is small).
+        if isinstance(agent, SummitRushSearch) and agent.blueprint_spec != "simple":
+            same = {"blueprint": agent.blueprint_spec, "blueprint_ticks": 1, "wins_only": agent.wins_only}
+        elif isinstance(agent, RopeTeamSearch):
+            same = {"blueprint": agent.blueprint_spec}
+        else:
+            same = {}
         agent = type(agent)(seed=seed, **SMALL[type(agent)], **same)
     agent.reset(seed)
     return agent

@@ -25,6 +25,7 @@ AGENT_COLOURS = {
     "simple": "#0072B2", "random": "#E69F00", "ceiling": "#009E73", "learned": "#CC79A7", "learned_v1": "#56B4E9",
     "search": "#D55E00", "simple_talk": "#F0E442", "learned_talk": "#882255", "learned_plain": "#44AA99",
     "heuristic": "#332288", "oracle": "#999933", "learned_seed1": "#AA4499",
+    "search_learned": "#117733",
 }
 
 

@@ -164,7 +164,85 @@ def rope_team(out: Section, ceilings: dict[str, Row | None]) -> list[str]:
               "hand; *unwinnable*: the oracle finds no winning line): "
               + "; ".join(f"{name} {_counts(lvl)}" for name, lvl in data["levels"].items()) + ".",
               "", "Made by: " + "; ".join(f"`{c}`" for c in commands if c) + "."]
-    return lines + _stale_note(stale)
+    return lines + _stale_note(stale) + rope_team_learned(out)
+
+
+# Issue 28's targets for the best Rope Team agent within 100 ms of CPU per decision.
+TARGETS_28 = {"normal": 0.97, "hard": 0.90, "expert": 0.85}
+
+
+def _paired_cell(cmp: dict | None) -> str:
+    if not cmp:
+        return "–"
+    return (f"{100 * cmp['difference']:+.1f} [{100 * cmp['low']:+.1f}, {100 * cmp['high']:+.1f}] "
+            f"({cmp['only_this']} vs {cmp['only_other']})")
+
+
+def rope_team_learned(out: Section) -> list[str]:
+    """The search on the learned blueprint (``search_learned``), from its resumable study's committed summary."""
+    data = load_result("rope_team_search_learned")
+    if data is None:
+        return ["", "No results of the search on the learned blueprint are committed "
+                "(`evaluation/results/rope_team_search_learned.json`)."]
+    budget = data["budget"]
+    lines = [
+        "",
+        "### Search on the learned blueprint",
+        "",
+        f"`search_learned` (`cardzoo.agents.rope_team_search` with `blueprint=\"learned\"`: worlds weighted by "
+        f"the learned policy's probabilities of the partner's plays, rollouts played by the learned policy, "
+        f"{budget['worlds']} worlds drawn and {budget['rollouts']} rollouts per decision) on the first deals of the "
+        "report's deals, from its resumable study (`evaluation/results/rope_team_search_learned.json`). Every team "
+        "on the same deals; the differences are paired (points, 95 %; discordant deals won by this team vs the "
+        "other). CPU: `time.process_time` per decision of the search seats, one BLAS thread.",
+        "",
+        "| level | deals | search_learned | learned | simple | search_learned − learned | search_learned − simple | "
+        "search_learned + learned | learned + search_learned | CPU ms per decision (mean; max) | rollouts per "
+        "search (worlds each) | `search` (simple blueprint) on these deals |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    verdicts = []
+    for name, level in data["levels"].items():
+        teams = level["teams"]
+        team = teams.get("search_learned+search_learned")
+        if team is None:
+            continue
+        for label, cell in teams.items():
+            first, second = label.split("+")
+            source = (label.replace("+", " + ") if first != second else first if first == "search_learned"
+                      else f"{first} (search_learned deals)")
+            out.rows.append(Row("rope_team", name, source, cell["rate"], cell["low"], cell["high"], cell["games"],
+                                note=f"first {cell['games']} deals, rope_team_search_learned.json"))
+        comp = team["compute"]
+        old = level.get("old_search")
+        old_text = "–"
+        if old and old.get("search_learned_minus_search"):
+            vs = old["search_learned_minus_search"]
+            old_text = (f"{_rate(old)} of {old['games']} at {old['mean_ms']:.0f} ms; search_learned minus it "
+                        f"{_paired_cell(vs)}")
+        lines.append(
+            f"| {name} | {level['deals']} | {_rate(team)} | {_rate(teams['learned+learned'])} | "
+            f"{_rate(teams['simple+simple'])} | {_paired_cell(team.get('minus_learned'))} | "
+            f"{_paired_cell(team.get('minus_simple'))} | "
+            + " | ".join(f"{_rate(teams[t])} of {teams[t]['games']}; {_paired_cell(teams[t].get('minus_learned'))}"
+                         if t in teams else "–" for t in ("search_learned+learned", "learned+search_learned"))
+            + f" | {comp['mean_ms']:.0f}; {comp['max_ms']:.0f} | {comp['rollouts_per_search']:.0f} "
+            f"({comp['rollout_worlds_per_search']:.0f}) | {old_text} |")
+        if name in TARGETS_28:
+            target = TARGETS_28[name]
+            verdicts.append(f"{name} {_rate(team)} of {team['games']} against {100 * target:.0f}% -- "
+                            + ("reached" if team["low"] >= target else "reached by the point estimate only"
+                               if team["rate"] >= target else "not reached"))
+    lines += ["", "Cross-play columns: the win rate with its deals; after the semicolon, the paired difference "
+              "with two `learned` players on those deals. *Rollouts per search*: games played out per decision "
+              "with more than one candidate card, shared by the candidates (each plays the same worlds, in "
+              "brackets).",
+              "", "Issue 28's targets for the best agent (100 ms of CPU per decision): " + "; ".join(verdicts) + ".",
+              "", "Losses of `search_learned` by cause (each lost deal replayed with both seats told their partner's "
+              "hand; *unwinnable*: the oracle finds no winning line): "
+              + "; ".join(f"{name}: {_counts(lvl)}" for name, lvl in data["levels"].items()) + ".",
+              "", "Made by: " + "; ".join(f"`{c}`" for c in data.get("commands", [])) + "."]
+    return lines
 
 
 # ---------------------------------------------------------------------------- Summit Rush

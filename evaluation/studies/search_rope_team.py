@@ -98,6 +98,12 @@ def play(level: str, seed: int, agents: list, clock: dict | None = None) -> dict
             clock["seconds"].append(time.process_time() - start)
             clock["searched"].append(len(agent.last["candidates"]) > 1)
             clock["departed"].append(card != agent.last["blueprint"])
+            if "rollouts" in clock:  # the learned search's study: its compute per decision
+                worlds = agent.last.get("worlds", 0)
+                clock["worlds"].append(worlds)
+                clock["rollouts"].append(worlds * len(agent.last["candidates"]))
+                if "ess" in agent.last and worlds:
+                    clock["ess"].append(agent.last["ess"])
         if not legal >> card & 1:
             raise RuntimeError(f"{agent.name} played an illegal card {card} in game {seed}")
         rules.play(s, card)

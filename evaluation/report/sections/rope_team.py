@@ -222,7 +222,8 @@ def rope_team(settings: Settings) -> Section:
     out.markdown = "\n".join(lines)
 
     by = {(r.setting, r.source): r for r in out.rows}
-    sources = ["document", "simple", "random", "ceiling", *[a for a in LEARNED if (LEVELS[0], a) in by], "search"]
+    sources = ["document", "simple", "random", "ceiling", *[a for a in LEARNED if (LEVELS[0], a) in by], "search",
+               "search_learned"]
     groups = {level: [Bar(src, by[level, src].rate, by[level, src].low, by[level, src].high,
                           reported=src == "document")
                       for src in sources if (level, src) in by] for level in LEVELS}
