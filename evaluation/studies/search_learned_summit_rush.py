@@ -60,6 +60,7 @@ from cardzoo.agents.seeding import agent_seed
 from cardzoo.agents.summit_rush_rollouts import blueprint_moves, rollout_values
 from cardzoo.agents.summit_rush_search import Public, SummitRushSearch, candidates
 from cardzoo.envs import summit_rush_v0
+from cardzoo.envs.registry import GAMES
 
 from ..progress import Progress
 from ..stats import paired, wilson
@@ -261,7 +262,7 @@ def refresh_report(path: Path | None = None) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--levels", nargs="+", default=["normal", "hard"], choices=["normal", "hard", "expert"])
+    p.add_argument("--levels", nargs="+", default=["normal", "hard"], choices=GAMES["summit_rush"].levels)
     p.add_argument("--games", type=int, default=1000, help="deals per level (seeds start..start+games-1)")
     p.add_argument("--start", type=int, default=0, help="first deal (0: the report's deals)")
     p.add_argument("--worlds", type=int, default=SummitRushSearch().worlds)
