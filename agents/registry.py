@@ -10,6 +10,7 @@ from .partners import rook as rook_partners
 from .partners import rope_team as rope_partners
 from .random_agent import RandomAgent
 from .rook_heuristic import RookHeuristic
+from .rook_learned_search import RookLearnedSearch
 from .rook_search import RookSearch
 from .rope_team_search import RopeTeamSearch
 from .rope_team_simple import RopeTeamSimple
@@ -79,6 +80,8 @@ AGENTS: dict[str, dict[str, Callable]] = {
     "simple_careless": {"rope_team_v0": rope_partners.Careless},
     # Rook's search at the no-peeking tests' small budget: about 20 times the heuristic's time, not 250 (pools).
     "search_small": {"rook_v0": lambda seed: RookSearch(seed=seed, worlds=2, bid_worlds=3, tries=4)},
+    # Search on the learned blueprint (issue 28): one line per game, so each game's branch adds its own.
+    "search_learned": {"rook_v0": RookLearnedSearch},
     "heuristic_bold": {"rook_v0": rook_partners.Bold},
     "heuristic_timid": {"rook_v0": rook_partners.Timid},
 }
@@ -111,6 +114,8 @@ DESCRIPTIONS = {
     "simple_wary": "Rope Team's simple strategy, valuing a lead by the mean of the partner's possible replies",
     "simple_careless": "a deliberately weak Rope Team partner: the simple strategy with a third of its cards random",
     "search_small": "Rook's search with a small budget (2 worlds a card, 3 a bid, 4 tries): a cheap opponent",
+    "search_learned": "determinized search on the learned policy: rollouts by it, worlds weighted by a model of "
+                      "the other players",
     "heuristic_bold": "Rook's heuristic player, bidding up to its whole estimate of its points",
     "heuristic_timid": "Rook's heuristic player, stopping its bids 25 points short of its estimate",
 }
