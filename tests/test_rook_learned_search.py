@@ -34,8 +34,9 @@ def _new_round(seed: int) -> rules.State:
 # ---------------------------------------------------------------------------- rollouts by the blueprint
 def test_blueprint_rollouts_make_the_learned_agents_moves_action_for_action():
     """From the first trick of three rounds (the true deal), the rollout engine driven by the batched blueprint for
-    both seats makes, move for move, what ``LearnedAgent`` (the registry's ``learned``) plays in the rules, and
-    ends with the same score; the batched policy also equals the agent on every decision of those rounds."""
+    both seats shows the movers the observations the rules show them (bids included) and makes, move for move,
+    what ``LearnedAgent`` (the registry's ``learned``) plays in the rules, ending with the same score; the batched
+    policy also equals the agent on every decision of those rounds."""
     learned = LearnedAgent(shipped_policy("rook_v2"))
     blueprint = load_blueprint("rook_v2")
     compared = 0
@@ -45,23 +46,27 @@ def test_blueprint_rollouts_make_the_learned_agents_moves_action_for_action():
             rules.apply(s, learned.act(LAYOUT.to_array(observe_bits(s, s.to_move)), _mask_array(
                 rules.legal_actions(s))))
         start = copy.deepcopy(s)
-        played, delta = [], None
+        played, seen, delta = [], [], None
         while s.outcome is None and delta is None:
             obs, mask = LAYOUT.to_array(observe_bits(s, s.to_move)), _mask_array(rules.legal_actions(s))
             action = learned.act(obs, mask)
             assert blueprint.actions(obs[None], mask[None])[0] == action
             played.append(action)
+            seen.append(np.concatenate([obs, mask]))
             delta = rules.apply(s, action)
             compared += 1
         rolled: list[int] = []
+        rows: list[np.ndarray] = []
 
-        def recording(obs, mask, rolled=rolled):
+        def recording(obs, mask, rolled=rolled, rows=rows):
             actions = blueprint.actions(obs, mask)
             rolled.extend(actions.tolist())
+            rows.extend(np.concatenate([obs, mask], axis=1))
             return actions
 
         deltas, _ = play_out([start], None, (recording, recording))
         assert rolled == played
+        assert len(rows) == len(seen) and all((a == b).all() for a, b in zip(rows, seen, strict=True))
         assert deltas[0].tolist() == list(delta)
     assert compared > 100
 
@@ -97,7 +102,8 @@ def _games_with_her_views(seeds, **options):
 
 def test_her_rebuilt_views_are_her_observations_in_the_true_world():
     """Her view at each weighed play, rebuilt in the true world, is the observation she had (the Nest piece,
-    unknown to the agent, apart) with the same legal cards; plays are weighed in every part of the round."""
+    unknown to the agent, apart) with the same legal cards; plays are weighed in every part of the round. The
+    true world's state shows the agent its own observation."""
     checked, tricks = 0, set()
     for s, agent, view, views in _games_with_her_views(range(4)):
         her = 1 - s.to_move
@@ -106,6 +112,10 @@ def test_her_rebuilt_views_are_her_observations_in_the_true_world():
             continue
         obs, mask, cards = agent.rebuilt_views(view, np.array([s.hands[her]], np.uint64),
                                                np.array([s.discards if s.bidder == her else 0], np.uint64), moves)
+        # the world's state (the blueprint's root) shows the agent its own observation, the bidding included
+        world = agent._state(view, [view.hand, s.hands[her]], 0, s.discards if s.bidder == her else 0, [],
+                             view.pile_pos, view.phase)
+        assert observe_bits(world, 0) == observe_bits(s, s.to_move)
         for i, move in enumerate(moves):
             true_bits, true_legal = views[move.card]
             diff = set(np.flatnonzero(LAYOUT.to_array(true_bits) != obs[i]).tolist()) - _NEST
