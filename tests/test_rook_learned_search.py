@@ -213,6 +213,31 @@ def test_same_seed_same_decisions_in_any_order_of_rounds():
     assert a == [_actions(seed, 7) for seed in (2, 1)][::-1]
 
 
+def test_it_keeps_the_blueprints_move_unless_another_gains_more_than_the_threshold():
+    """With an unreachable threshold every decision after the bidding is the blueprint's own; with none, the search
+    departs from it somewhere."""
+    heuristic, blueprint = RookHeuristic(), load_blueprint("rook_v2")
+    departed = 0
+    for threshold, z in ((1e9, 0.0), (0.0, 0.0)):
+        agent = RookLearnedSearch(seed=3, **SMALL, bids="blueprint", threshold=threshold, z=z)
+        s = _new_round(4)
+        decisions = 0
+        while s.outcome is None and decisions < 12:
+            bits, legal = observe_bits(s, s.to_move), rules.legal_actions(s)
+            if s.to_move == 0:
+                action = agent.act_bits(bits, legal)
+                own = blueprint.actions(LAYOUT.to_array(bits)[None], _mask_array(legal)[None])[0]
+                if threshold > 1:
+                    assert action == own
+                else:
+                    departed += action != own
+                decisions += 1
+            else:
+                action = heuristic.act_bits(bits, legal)
+            rules.apply(s, action)
+    assert departed
+
+
 def test_registered_and_acts_through_the_agent_protocol():
     agent = make_agent("search_learned", "rook_v0", seed=1)
     assert isinstance(agent, RookLearnedSearch)
@@ -225,7 +250,8 @@ def test_registered_and_acts_through_the_agent_protocol():
 @pytest.mark.parametrize(("option", "value"), [
     ("opponent_model", "simple"), ("rollout_opponent", "heuristic"), ("bids", "learned"), ("oversample", 0),
     ("oversample", 1.5), ("epsilon", 0.0), ("epsilon", 1.5), ("epsilon", "0.1"), ("blueprint", "rope_team_v2"),
-    ("blueprint", "no_such_policy"), ("blueprint", 3), ("worlds", 0)])
+    ("blueprint", "no_such_policy"), ("blueprint", 3), ("worlds", 0), ("threshold", -1.0), ("threshold", "5"),
+    ("z", float("inf")), ("z", None)])
 def test_bad_options_raise_option_error_naming_them(option, value):
     with pytest.raises(OptionError, match=option if option != "blueprint" else "policy|blueprint"):
         RookLearnedSearch(**{option: value})

@@ -5,8 +5,9 @@ Deal ``i`` is ``env.reset(seed=i)`` of ``rook_v0`` with ``rounds=1``; every matc
 player in ``player_0`` then in ``player_1``, the agents seeded as the report's runner seeds them
 (``agent_seed(deal, seat)``) -- the report's deals and seeding (``search_rook.py`` and ``cardzoo evaluate`` use the
 same). A round is won by the player whose total gained more. The matches (``--matches``, first player ``vs``
-second) default to ``search_learned``, ``learned`` and ``search`` each against the heuristic and the first two
-against ``search``. An agent is a registry name, optionally with options as JSON for a search agent's variant
+second) default to ``search_learned``, ``learned`` and ``search`` each against the heuristic, the first two
+against ``search``, and ``search_learned`` with the learned opponent model against the heuristic. An agent is a
+registry name, optionally with options as JSON for a search agent's variant
 (``search_learned{"opponent_model": "learned"}``).
 
 Rows go to a JSONL file, one per round, appended as they are played: a stopped run keeps them, and the same command
@@ -48,7 +49,7 @@ from ..stats import paired, wilson  # noqa: E402
 
 NAME = "rook_learned_search"
 MATCHES = ("search_learned vs heuristic", "learned vs heuristic", "search vs heuristic",
-           "search_learned vs search", "learned vs search")
+           "search_learned vs search", "learned vs search", 'search_learned{"opponent_model": "learned"} vs heuristic')
 
 
 @dataclass
