@@ -341,7 +341,8 @@ def rook_learned(out: Section) -> list[str]:
                     "(`evaluation/results/rook_learned_search.json`)."]
     matches = data["matches"]
     for match, cell in matches.items():
-        out.rows.append(Row("rook", "single round", match, cell["rate"], cell["low"], cell["high"], cell["rounds"],
+        out.rows.append(Row("rook", "single round, search_learned study", match, cell["rate"], cell["low"],
+                            cell["high"], cell["rounds"],
                             note=f"{cell['deals']} deals, both seats, {cell['ms_per_decision_first']:.0f} ms CPU "
                                  f"per decision, rook_learned_search.json"))
     table = ["| match (first player vs second) | rounds won by the first | rounds | ties | mean score difference "
