@@ -358,8 +358,11 @@ def rook_learned(out: Section) -> list[str]:
         if cell:
             verdict = "reached" if cell["low"] >= target else (
                 "reached by the point estimate only" if cell["rate"] >= target else "not reached")
+            causes = ", ".join(f"{n} {cause}" for cause, n in cell.get("losses", {}).items())
             targets.append(f"`search_learned` vs {opponent} {_rate(cell)} of {cell['rounds']} rounds, target "
-                           f"{100 * target:.0f}% -- {verdict}")
+                           f"{100 * target:.0f}% -- {verdict}" + (f" (its lost rounds: {causes}; it won the bid in "
+                                                                 f"{cell['first_won_bid']} rounds and made "
+                                                                 f"{cell['first_bid_made']})" if causes else ""))
     return [
         "",
         "### Search on the learned blueprint",

@@ -6,8 +6,8 @@ player in ``player_0`` then in ``player_1``, the agents seeded as the report's r
 (``agent_seed(deal, seat)``) -- the report's deals and seeding (``search_rook.py`` and ``cardzoo evaluate`` use the
 same). A round is won by the player whose total gained more. The matches (``--matches``, first player ``vs``
 second) default to ``search_learned``, ``learned`` and ``search`` each against the heuristic, the first two
-against ``search``, and ``search_learned`` with the learned opponent model against the heuristic. An agent is a
-registry name, optionally with options as JSON for a search agent's variant
+against ``search``, and ``search_learned`` with the learned opponent model and with the blueprint's bids against
+the heuristic. An agent is a registry name, optionally with options as JSON for a search agent's variant
 (``search_learned{"opponent_model": "learned"}``).
 
 Rows go to a JSONL file, one per round, appended as they are played: a stopped run keeps them, and the same command
@@ -15,10 +15,14 @@ run again plays only what is missing (so a later session can take it to 1,000 de
 is rebuilt from the whole JSONL at every save: win rates with Wilson intervals, by seat, paired differences on the
 same rounds (McNemar), and the CPU time (``time.process_time``) per decision of each player, every decision counted.
 
-Run as committed (``OPENBLAS_NUM_THREADS=1``: the blueprint's batches are a few dozen rows, and BLAS threads on a
-busy machine cost fifty times the work; the study sets it when it is not set)::
+Run as committed (the study sets ``OPENBLAS_NUM_THREADS=1`` when it is not set: one core per process on the
+shared machine)::
 
     nice -n 5 python -m cardzoo.evaluation.studies.search_rook_learned --deals 1000
+
+The committed file holds the deals the session had time for (``deals`` of each match in the JSON); the same
+command continues it. The rows of ``learned`` and ``search`` of deals 0-35 were played by the first run (the file
+``rook_learned_search_first.jsonl`` holds that run's first ``search_learned``).
 
 Writes ``evaluation/results/rook_learned_search.jsonl`` (rounds), ``rook_learned_search.json`` (figures) and
 ``rook_learned_search.png`` (win rates with intervals).
@@ -49,7 +53,8 @@ from ..stats import paired, wilson  # noqa: E402
 
 NAME = "rook_learned_search"
 MATCHES = ("search_learned vs heuristic", "learned vs heuristic", "search vs heuristic",
-           "search_learned vs search", "learned vs search", 'search_learned{"opponent_model": "learned"} vs heuristic')
+           "search_learned vs search", "learned vs search", 'search_learned{"opponent_model": "learned"} vs heuristic',
+           'search_learned{"bids": "blueprint"} vs heuristic')
 
 
 @dataclass
@@ -122,12 +127,20 @@ def summarise(rows: list[dict], command: str) -> dict:
             w = wilson(sum(r["result"] == "win" for r in s), len(s))
             seats[f"player_{seat}"] = {"won": w.wins, "rounds": w.games, "rate": w.rate, "low": w.low, "high": w.high}
         bids = [r for r in mine if r["bidder_first"]]
+        losses: dict[str, int] = {}
+        for r in mine:
+            if r["result"] == "loss":
+                cause = (("won the bid and was set" if not r["made"] else "made its bid, gained less")
+                         if r["bidder_first"] else
+                         ("the other won the bid and made it" if r["made"] else "the other was set, gained more"))
+                losses[cause] = losses.get(cause, 0) + 1
         by_match[match] = {
             "rounds": len(mine), "deals": len({r["seed"] for r in mine}),
             "won": rate.wins, "ties": sum(r["result"] == "tie" for r in mine),
             "rate": rate.rate, "low": rate.low, "high": rate.high, "by_seat": seats,
             "mean_gain_difference": sum(r["gain_first"] - r["gain_second"] for r in mine) / len(mine),
             "first_won_bid": len(bids), "first_bid_made": sum(r["made"] for r in bids),
+            "losses": dict(sorted(losses.items(), key=lambda item: -item[1])),
             "ms_per_decision_first": 1000 * sum(r["cpu_first"] for r in mine) / max(1, sum(r["decisions_first"]
                                                                                           for r in mine)),
             "ms_per_decision_second": 1000 * sum(r["cpu_second"] for r in mine) / max(1, sum(r["decisions_second"]
