@@ -175,11 +175,12 @@ def plot(summary: dict, path: Path) -> None:
     rates = [100 * summary["matches"][n]["rate"] for n in names]
     err = [[100 * (summary["matches"][n]["rate"] - summary["matches"][n]["low"]) for n in names],
            [100 * (summary["matches"][n]["high"] - summary["matches"][n]["rate"]) for n in names]]
-    fig, ax = plt.subplots(figsize=(7, 0.5 * len(names) + 1.2))
+    fig, ax = plt.subplots(figsize=(11, 0.5 * len(names) + 1.4))
     ax.barh(range(len(names)), rates, xerr=err, color="#4c72b0", capsize=3)
     ax.set_yticks(range(len(names)), [f"{n} ({summary['matches'][n]['rounds']})" for n in names])
     ax.invert_yaxis()
     ax.axvline(50, color="grey", lw=0.8)
+    ax.set_xlim(0, 100)
     ax.set_xlabel("% of single rounds won (95 % Wilson interval); rounds in brackets")
     ax.set_title("Rook for Two: search on the learned blueprint")
     fig.tight_layout()
