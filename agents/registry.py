@@ -10,6 +10,7 @@ from .partners import rook as rook_partners
 from .partners import rope_team as rope_partners
 from .random_agent import RandomAgent
 from .rook_heuristic import RookHeuristic
+from .rook_learned_search import RookLearnedSearch
 from .rook_search import RookSearch
 from .rope_team_belief import RopeTeamBeliefSearch
 from .rope_team_search import LEARNED_BUDGET, RopeTeamSearch
@@ -60,6 +61,7 @@ AGENTS: dict[str, dict[str, Callable]] = {
     "search_learned": {
         "rope_team_v0": lambda seed: RopeTeamSearch(seed, blueprint=rope_team_policy("learned"), **LEARNED_BUDGET),
         "summit_rush_v0": lambda seed: SummitRushSearch(seed, blueprint="learned", wins_only=True),
+        "rook_v0": RookLearnedSearch,  # the opponent's plays weight the worlds by her model's probabilities
     },
     # Trained policies shipped in agents/policies (see its README for the commands that made them).
     # `learned` is the strongest measured for each game; `learned_v1` the policies it replaced (MaskablePPO).
@@ -88,6 +90,7 @@ AGENTS: dict[str, dict[str, Callable]] = {
     "simple_careless": {"rope_team_v0": rope_partners.Careless},
     # Rook's search at the no-peeking tests' small budget: about 20 times the heuristic's time, not 250 (pools).
     "search_small": {"rook_v0": lambda seed: RookSearch(seed=seed, worlds=2, bid_worlds=3, tries=4)},
+    # Search on the learned blueprint (issue 28): one line per game, so each game's branch adds its own.
     "heuristic_bold": {"rook_v0": rook_partners.Bold},
     "heuristic_timid": {"rook_v0": rook_partners.Timid},
 }
@@ -105,7 +108,7 @@ DESCRIPTIONS = {
     "search_belief": "Rope Team's search with its worlds drawn from a learned belief over the partner's hand and "
                      "a third of the rollouts",
     "search_learned": "search with the learned policy as blueprint: its rollouts, the move it leaves only on a clear "
-                      "gain and, in Rope Team, its probabilities of the partner's plays weighting the worlds",
+                      "gain and (Rope Team, Rook) the other player's plays weighting the worlds by a model's probabilities",
     "learned": "the strongest shipped trained policy of each game",
     "learned_v1": "the trained policies learned named before (MaskablePPO), kept for comparison",
     "learned_talk": "a Summit Rush policy trained in talking games (Normal)",
@@ -124,6 +127,8 @@ DESCRIPTIONS = {
     "simple_wary": "Rope Team's simple strategy, valuing a lead by the mean of the partner's possible replies",
     "simple_careless": "a deliberately weak Rope Team partner: the simple strategy with a third of its cards random",
     "search_small": "Rook's search with a small budget (2 worlds a card, 3 a bid, 4 tries): a cheap opponent",
+    "search_learned": "determinized search on the learned policy: rollouts by it, worlds weighted by a model of "
+                      "the other players",
     "heuristic_bold": "Rook's heuristic player, bidding up to its whole estimate of its points",
     "heuristic_timid": "Rook's heuristic player, stopping its bids 25 points short of its estimate",
 }

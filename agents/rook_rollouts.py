@@ -118,8 +118,17 @@ class _Rollouts(RookBatched):
             getattr(self, name)[rows] = np.array([value(s, field) for s in states], np.int64)
         self.round_no[rows] = 1
         self.totals[rows] = 0
-        self.bids[rows] = 0
-        self.passed[rows] = False
+        # the bidding as the observations show it (a policy in the rollouts reads it; the search's own does not)
+        bids = np.zeros((k, 2), self.bids.dtype)
+        passed = np.zeros((k, 2), bool)
+        for i, s in enumerate(states):
+            for who, amount in s.bids:
+                if amount is None:
+                    passed[i, who] = True
+                else:
+                    bids[i, who] |= 1 << (amount - rules.MIN_BID) // rules.BID_STEP
+        self.bids[rows] = bids
+        self.passed[rows] = passed
         self.last_winner[rows] = 0
         self.phase[k:] = rules.OVER  # rows past the states are not played
 
@@ -217,11 +226,32 @@ def _engine(n: int) -> _Rollouts:
     return engines[size]
 
 
+def _choose(policy: Policy | tuple[Policy, Policy], obs: np.ndarray, mask: np.ndarray, seats: np.ndarray
+            ) -> np.ndarray:
+    """The moves of ``policy``, or of ``policy[seat]`` in each seat's rows when it is a pair (seat 0's, seat 1's), or
+    ``policy.by_seat(obs, mask, seats)`` when it has that (one call for both seats' rows)."""
+    by_seat = getattr(policy, "by_seat", None)
+    if by_seat is not None:
+        return np.asarray(by_seat(obs, mask, seats))
+    if not isinstance(policy, tuple):
+        return np.asarray(policy(obs, mask))
+    out = np.zeros(len(obs), np.int64)
+    for seat in (0, 1):
+        rows = np.flatnonzero(seats == seat)
+        if len(rows):
+            chosen = np.asarray(policy[seat](obs[rows], mask[rows]))
+            if chosen.shape != (len(rows),) or not np.issubdtype(chosen.dtype, np.integer):
+                return chosen  # the caller's check names the fault
+            out[rows] = chosen
+    return out
+
+
 def play_out(states: Sequence[rules.State], first: Sequence[int] | None = None,
-             policy: Policy | None = None) -> tuple[np.ndarray, np.ndarray]:
+             policy: Policy | tuple[Policy, Policy] | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Play every state's round to its end, all at once: ``first[i]`` (if given) is row ``i``'s first move, then
-    the rollout policy (None: the search's, reading the world) or ``policy`` on observations. Returns the round's
-    score changes float[k, 2] and its points int[k, 2] by row. The states are not changed."""
+    the rollout policy (None: the search's, reading the world) or ``policy`` on observations (a pair: seat 0's
+    policy and seat 1's; or an object whose ``by_seat(obs, mask, seats)`` moves both). Returns the round's score
+    changes float[k, 2] and its points int[k, 2] by row. The states are not changed."""
     k = len(states)
     if not k:
         raise ValueError("rollouts need at least one state")
@@ -239,7 +269,7 @@ def play_out(states: Sequence[rules.State], first: Sequence[int] | None = None,
             obs, mask, _ = eng._current()
             live = np.flatnonzero(eng.phase < rules.OVER)
             actions = np.zeros(eng.num_envs, np.int64)
-            chosen = np.asarray(policy(obs[live], mask[live]))
+            chosen = _choose(policy, obs[live], mask[live], eng.to_move[live])
             if chosen.shape != (len(live),) or not np.issubdtype(chosen.dtype, np.integer):
                 raise PolicyError(f"the rollouts' policy must return int[{len(live)}] actions, one per observation; "
                                   f"it returned {chosen.dtype}{list(chosen.shape)}")

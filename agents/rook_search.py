@@ -410,6 +410,7 @@ class _Observed:
         self.dealt_by_self = obs.self_dealt
         self.my_bids = obs.bids_self
         self.opp_bids = obs.bids_opp
+        self.passed_self, self.passed_opp = obs.passed_self, obs.passed_opp
         high = obs.high_bid
         self.high_bid = None if high < 0 else MIN_BID + BID_STEP * high
         self.bidder = 0 if obs.bidder_self else 1 if obs.bidder_opp else -1

@@ -274,6 +274,22 @@ def test_the_committed_search_results_reach_the_report_with_cross_play_times_and
     assert sum(line.startswith("- ") for line in summary.splitlines()) == 6  # every target, once
 
 
+def test_the_committed_rook_search_on_the_learned_blueprint_reaches_the_report():
+    from cardzoo.evaluation.report import Section, load_result
+    from cardzoo.evaluation.report import search as search_report
+
+    data = load_result("rook_learned_search")
+    out = Section("rook")
+    text = "\n".join(search_report.rook_learned(out))
+    rows = {r.source: r for r in out.rows}
+    for match, cell in data["matches"].items():
+        assert rows[match].games == cell["rounds"] and rows[match].rate == cell["rate"]
+        assert f"| {match} | {100 * cell['rate']:.1f}% [" in text
+    assert "search_learned vs heuristic" in data["matches"] and "target 65%" in text
+    for name, p in data["paired"].items():
+        assert f"{name}: {100 * p['difference']:+.1f} points" in text
+
+
 def test_a_target_is_reached_or_not_by_the_rate_and_its_interval(tmp_path, monkeypatch):
     from cardzoo.evaluation.report import Section
     from cardzoo.evaluation.report import model as report

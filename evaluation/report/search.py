@@ -487,6 +487,60 @@ def rook(out: Section) -> list[str]:
         f"{data.get('mean_ms_per_decision', float('nan')):.0f} ms of CPU per decision. {causes}",
         "",
         f"Made by: `{data.get('command')}`.",
+    ] + rook_learned(out)
+
+
+# Issue 28's Rook targets: single rounds of the best agent against the heuristic and against the old search.
+ROOK_LEARNED_TARGETS = {"heuristic": 0.65, "search": 0.55}
+
+
+def rook_learned(out: Section) -> list[str]:
+    """The search on the learned blueprint (``search_learned``), paired with ``learned`` and ``search`` on the same
+    deals, from ``evaluation/results/rook_learned_search.json``."""
+    data = load_result("rook_learned_search")
+    if data is None:
+        return ["", "No results of the search on the learned blueprint are committed "
+                    "(`evaluation/results/rook_learned_search.json`)."]
+    matches = data["matches"]
+    for match, cell in matches.items():
+        out.rows.append(Row("rook", "single round, search_learned study", match, cell["rate"], cell["low"],
+                            cell["high"], cell["rounds"],
+                            note=f"{cell['deals']} deals, both seats, {cell['ms_per_decision_first']:.0f} ms CPU "
+                                 f"per decision, rook_learned_search.json"))
+    table = ["| match (first player vs second) | rounds won by the first | rounds | ties | mean score difference "
+             "| ms CPU per decision (first) |", "|---|---|---|---|---|---|"]
+    table += [f"| {m} | {_rate(c)} | {c['rounds']} | {c['ties']} | {c['mean_gain_difference']:+.1f} | "
+              f"{c['ms_per_decision_first']:.1f} |" for m, c in matches.items()]
+    pairs = [f"{name}: {100 * p['difference']:+.1f} points [{100 * p['low']:+.1f}, {100 * p['high']:+.1f}] on "
+             f"{p['rounds']} rounds ({p['only_first']} vs {p['only_second']} rounds won by one only, McNemar "
+             f"p = {p['p_value']:.2g})" for name, p in data.get("paired", {}).items()]
+    targets = []
+    for opponent, target in ROOK_LEARNED_TARGETS.items():
+        cell = matches.get(f"search_learned vs {opponent}")
+        if cell:
+            verdict = "reached" if cell["low"] >= target else (
+                "reached by the point estimate only" if cell["rate"] >= target else "not reached")
+            causes = ", ".join(f"{n} {cause}" for cause, n in cell.get("losses", {}).items())
+            targets.append(f"`search_learned` vs {opponent} {_rate(cell)} of {cell['rounds']} rounds, target "
+                           f"{100 * target:.0f}% -- {verdict}" + (f" (its lost rounds: {causes}; it won the bid in "
+                                                                 f"{cell['first_won_bid']} rounds and made "
+                                                                 f"{cell['first_bid_made']})" if causes else ""))
+    return [
+        "",
+        "### Search on the learned blueprint",
+        "",
+        "`search_learned` (`cardzoo.agents.rook_learned_search`): the search above with the shipped learned policy "
+        "playing its own moves in the rollouts (the heuristic hers), and worlds weighted by the heuristic's choice "
+        "of each card she played, rebuilt in each world, mixed with 5 % uniform. Single rounds on the report's "
+        "first deals, each match played with the seats swapped; the other matches on the same deals and seeds.",
+        "",
+        *table,
+        "",
+        "Paired on the same rounds: " + ("; ".join(pairs) if pairs else "–") + ".",
+        "",
+        "Against issue 28's targets: " + ("; ".join(targets) if targets else "–") + ".",
+        "",
+        f"Made by: `{data.get('command')}`.",
     ]
 
 
