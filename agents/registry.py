@@ -108,7 +108,7 @@ DESCRIPTIONS = {
     "search_belief": "Rope Team's search with its worlds drawn from a learned belief over the partner's hand and "
                      "a third of the rollouts",
     "search_learned": "search with the learned policy as blueprint: its rollouts, the move it leaves only on a clear "
-                      "gain and (Rope Team, Rook) the other player's plays weighting the worlds by a model's probabilities",
+                      "gain and (Rope Team, Rook) worlds weighted by a model's probabilities of the other's plays",
     "learned": "the strongest shipped trained policy of each game",
     "learned_v1": "the trained policies learned named before (MaskablePPO), kept for comparison",
     "learned_talk": "a Summit Rush policy trained in talking games (Normal)",
@@ -127,8 +127,6 @@ DESCRIPTIONS = {
     "simple_wary": "Rope Team's simple strategy, valuing a lead by the mean of the partner's possible replies",
     "simple_careless": "a deliberately weak Rope Team partner: the simple strategy with a third of its cards random",
     "search_small": "Rook's search with a small budget (2 worlds a card, 3 a bid, 4 tries): a cheap opponent",
-    "search_learned": "determinized search on the learned policy: rollouts by it, worlds weighted by a model of "
-                      "the other players",
     "heuristic_bold": "Rook's heuristic player, bidding up to its whole estimate of its points",
     "heuristic_timid": "Rook's heuristic player, stopping its bids 25 points short of its estimate",
 }
