@@ -157,8 +157,8 @@ def test_the_registry_agent_searches_on_the_learned_policy_at_its_budget():
     by_file = RopeTeamSearch(blueprint=str(shipped_policy("rope_team_v2")))
     assert by_file.model.policy.digest == POLICY.digest
     assert rope_team_policy("learned_seed1").digest != POLICY.digest
-    with pytest.raises(OptionError, match="search_learned"):
-        make_agent("search_learned", "rook_v0")
+    with pytest.raises(OptionError, match="search_belief"):  # a Rope Team search only
+        make_agent("search_belief", "rook_v0")
     with pytest.raises(OptionError, match="'simple' is not a learned agent"):
         rope_team_policy("simple")
 
