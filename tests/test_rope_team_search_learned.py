@@ -242,6 +242,21 @@ def test_the_committed_study_reaches_the_report_with_counts_differences_and_comp
     assert json.loads(json.dumps(study.summarize(rows_file, load_result("rope_team_search")))) == data["levels"]
 
 
+def test_the_reports_block_is_generated_from_the_committed_study(tmp_path):
+    """The committed report's Rope Team search_learned block is what the committed summary gives (no stale or
+    hand-copied figure), with every level's rate and deals."""
+    from cardzoo.evaluation.report.model import RESULTS, load_result
+
+    committed = RESULTS / "report" / "summary.md"
+    copy_ = tmp_path / "summary.md"
+    copy_.write_text(committed.read_text())
+    study.refresh_report(copy_)
+    assert copy_.read_text() == committed.read_text()
+    for name, level in load_result("rope_team_search_learned")["levels"].items():
+        team = level["teams"]["search_learned+search_learned"]
+        assert f"| {name} | {level['deals']} | {100 * team['rate']:.1f}% [" in committed.read_text()
+
+
 def test_one_blas_thread_inside_the_block_and_as_before_after():
     """The search's products run on one OpenBLAS thread (threads spinning on a busy machine cost 3-5 times the CPU
     time), and the thread's setting is restored after the decision."""

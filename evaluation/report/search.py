@@ -242,7 +242,12 @@ def rope_team_learned(out: Section) -> list[str]:
               "hand; *unwinnable*: the oracle finds no winning line): "
               + "; ".join(f"{name}: {_counts(lvl)}" for name, lvl in data["levels"].items()) + ".",
               "", "Made by: " + "; ".join(f"`{c}`" for c in data.get("commands", [])) + "."]
-    return lines
+    # Marked, so the study can refresh this block of the committed report without replaying the rest.
+    return ["", ROPE_LEARNED_BEGIN, *lines[1:], ROPE_LEARNED_END]
+
+
+ROPE_LEARNED_BEGIN = "<!-- search_learned rope_team: begin -->"
+ROPE_LEARNED_END = "<!-- search_learned rope_team: end -->"
 
 
 # ---------------------------------------------------------------------------- Summit Rush
@@ -446,8 +451,6 @@ def _dev_lines() -> list[str]:
 
 
 LEARNED_BEGIN, LEARNED_END = "<!-- search_learned summit_rush: begin -->", "<!-- search_learned summit_rush: end -->"
-
-
 
 
 # ---------------------------------------------------------------------------- Rook

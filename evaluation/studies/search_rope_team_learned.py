@@ -22,10 +22,14 @@ stopped when its CPU budget was spent, then
 
     python -m cardzoo.evaluation.studies.search_rope_team_learned --summary
 
-The committed rows, their counts and the commands are in ``evaluation/results/rope_team_search_learned.json``: the
-command above, run twice (stopped once to add the loss replays, then when 29 CPU-minutes of the session's 35 were
-spent, on a machine shared by several jobs): Hard and Expert on deals 0-373 (cross-play on 0-99), not yet the
-1,000 deals per level the issue asks for -- rerun the same command to go on; Normal and Easy not started.
+which also rewrites the marked ``search_learned`` block of the committed report (``refresh_report``).
+
+The committed rows, their counts and the commands are in ``evaluation/results/rope_team_search_learned.json``.
+The first run (the command above, stopped once to add the loss replays, then when its CPU budget was spent, on a
+machine shared by several jobs) played Hard and Expert on deals 0-373 (cross-play on 0-99). Later runs took Normal
+to 1,000 deals (``--levels normal --cross 0``), went on with Hard and Expert (``--levels hard expert --cross 0``,
+with ``--rows`` on a copy whose new rows were then appended here) and started Easy (``--levels easy --cross 0``);
+the deal counts per level are in the JSON. Rerun a command with the same ``--games`` to go on.
 """
 
 from __future__ import annotations
@@ -273,6 +277,28 @@ def main(argv: list[str] | None = None) -> None:
                 "cpu_seconds": time.process_time() - start, "blas_threads": os.environ.get("OPENBLAS_NUM_THREADS"),
                 "load_average": os.getloadavg(), "date": time.strftime("%Y-%m-%d %H:%M")})
     write_summary(args.rows)
+    if args.rows == ROWS:
+        refresh_report()
+
+
+def refresh_report(path: Path | None = None) -> None:
+    """Rewrite the committed report's search_learned block of the Rope Team section from the committed summary
+    (the rest of the report takes hours to replay); a report without the block gets it before Summit Rush's
+    section."""
+    from ..report.model import RESULTS as COMMITTED
+    from ..report.model import Section
+    from ..report.search import ROPE_LEARNED_BEGIN, ROPE_LEARNED_END, rope_team_learned
+    from ..report.writer import replace_marked
+
+    path = path or COMMITTED / "report" / "summary.md"
+    text = path.read_text()
+    body = "\n".join(rope_team_learned(Section("rope_team"))[2:-1])
+    if ROPE_LEARNED_BEGIN not in text:
+        anchor = "## Summit Rush\n"
+        if text.count(anchor) != 1:
+            raise ValueError(f"{path} has no {ROPE_LEARNED_BEGIN} block and no single {anchor!r} to put it before")
+        text = text.replace(anchor, f"{ROPE_LEARNED_BEGIN}\n{ROPE_LEARNED_END}\n\n{anchor}")
+    path.write_text(replace_marked(text, ROPE_LEARNED_BEGIN, ROPE_LEARNED_END, body, str(path)))
 
 
 if __name__ == "__main__":
