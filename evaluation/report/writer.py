@@ -22,6 +22,19 @@ def replace_marked(text: str, begin: str, end: str, body: str, what: str) -> str
     return head + begin + "\n" + body + "\n" + end + rest.split(end, 1)[1]
 
 
+def refresh_block(path: Path, block: list[str], anchor: str) -> None:
+    """Rewrite a study's marked block of a committed page (``block``: its generated lines, a blank line, the begin
+    marker, the body, the end marker) without replaying the rest; a page without the block gets it before the one
+    line ``anchor``."""
+    begin, end = block[1], block[-1]
+    text = path.read_text()
+    if begin not in text:
+        if text.count(anchor) != 1:
+            raise ValueError(f"{path} has no {begin} block and no single {anchor!r} to put it before")
+        text = text.replace(anchor, f"{begin}\n{end}\n\n{anchor}")
+    path.write_text(replace_marked(text, begin, end, "\n".join(block[2:-1]), str(path)))
+
+
 def write(settings: Settings, sections: list[Section], command: str | None = None) -> Path:
     """The report's files in ``settings.out``; ``command`` is what made them (default: ``cardzoo evaluate``)."""
     out = settings.out

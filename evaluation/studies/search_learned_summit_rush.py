@@ -246,18 +246,11 @@ def refresh_report(path: Path | None = None) -> None:
     section."""
     from ..report.model import RESULTS as COMMITTED
     from ..report.model import Section
-    from ..report.search import LEARNED_BEGIN, LEARNED_END, summit_rush_learned
-    from ..report.writer import replace_marked
+    from ..report.search import summit_rush_learned
+    from ..report.writer import refresh_block
 
-    path = path or COMMITTED / "report" / "summary.md"
-    text = path.read_text()
-    body = "\n".join(summit_rush_learned(Section("summit_rush"))[2:-1])
-    if LEARNED_BEGIN not in text:
-        anchor = "### Talking and silent summit"
-        if text.count(anchor) != 1:
-            raise ValueError(f"{path} has no {LEARNED_BEGIN} block and no single {anchor!r} to put it before")
-        text = text.replace(anchor, f"{LEARNED_BEGIN}\n{LEARNED_END}\n\n{anchor}")
-    path.write_text(replace_marked(text, LEARNED_BEGIN, LEARNED_END, body, str(path)))
+    page = path or COMMITTED / "report" / "summary.md"
+    refresh_block(page, summit_rush_learned(Section("summit_rush")), "### Talking and silent summit")
 
 
 def main(argv: list[str] | None = None) -> None:

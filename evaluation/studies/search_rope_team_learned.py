@@ -287,18 +287,11 @@ def refresh_report(path: Path | None = None) -> None:
     section."""
     from ..report.model import RESULTS as COMMITTED
     from ..report.model import Section
-    from ..report.search import ROPE_LEARNED_BEGIN, ROPE_LEARNED_END, rope_team_learned
-    from ..report.writer import replace_marked
+    from ..report.search import rope_team_learned
+    from ..report.writer import refresh_block
 
-    path = path or COMMITTED / "report" / "summary.md"
-    text = path.read_text()
-    body = "\n".join(rope_team_learned(Section("rope_team"))[2:-1])
-    if ROPE_LEARNED_BEGIN not in text:
-        anchor = "## Summit Rush\n"
-        if text.count(anchor) != 1:
-            raise ValueError(f"{path} has no {ROPE_LEARNED_BEGIN} block and no single {anchor!r} to put it before")
-        text = text.replace(anchor, f"{ROPE_LEARNED_BEGIN}\n{ROPE_LEARNED_END}\n\n{anchor}")
-    path.write_text(replace_marked(text, ROPE_LEARNED_BEGIN, ROPE_LEARNED_END, body, str(path)))
+    page = path or COMMITTED / "report" / "summary.md"
+    refresh_block(page, rope_team_learned(Section("rope_team")), "## Summit Rush\n")
 
 
 if __name__ == "__main__":
