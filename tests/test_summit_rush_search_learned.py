@@ -195,3 +195,14 @@ def test_blueprint_ticks_hands_the_rollouts_to_the_simple_tail():
     full = rollout_values(worlds, joints, None, learned)
     assert (rollout_values(worlds, joints, None, learned, 1000) == full).all()
     assert (full != simple).any()
+
+
+def test_the_studys_defaults_are_the_registry_agents_settings():
+    # The committed rows were played with wins_only; a default that differs from the agent would start a second,
+    # unmatched series when the documented command is run again.
+    from cardzoo.evaluation.studies.search_learned_summit_rush import parser, settings
+
+    agent = make_agent("search_learned", "summit_rush_v0")
+    want = {"worlds": agent.worlds, "z": agent.z, "blueprint_ticks": agent.blueprint_ticks,
+            "blueprint": agent.blueprint_spec, "wins_only": agent.wins_only}
+    assert settings(parser().parse_args([])) == want

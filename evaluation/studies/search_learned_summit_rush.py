@@ -253,7 +253,8 @@ def refresh_report(path: Path | None = None) -> None:
     refresh_block(page, summit_rush_learned(Section("summit_rush")), "### Talking and silent summit")
 
 
-def main(argv: list[str] | None = None) -> None:
+def parser() -> argparse.ArgumentParser:
+    """The study's options; their defaults are the registry's ``search_learned`` (a test holds them equal)."""
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--levels", nargs="+", default=["normal", "hard"], choices=GAMES["summit_rush"].levels)
     p.add_argument("--games", type=int, default=1000, help="deals per level (seeds start..start+games-1)")
@@ -261,7 +262,8 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--worlds", type=int, default=SummitRushSearch().worlds)
     p.add_argument("--z", type=float, default=1.0, help="the deviation threshold")
     p.add_argument("--blueprint-ticks", type=int, default=None, help="learned ticks before the simple tail")
-    p.add_argument("--wins-only", action="store_true", help="the sign test counts only worlds won by one move")
+    p.add_argument("--wins-only", action=argparse.BooleanOptionalAction, default=True,
+                   help="the sign test counts only worlds won by one move (search_learned's setting)")
     p.add_argument("--minutes", type=float, default=None, help="stop starting deals after this much CPU time")
     p.add_argument("--jsonl", default=str(RESULTS / "summit_rush_search_learned.jsonl"), help="per-deal rows")
     p.add_argument("--out", default=str(RESULTS / "summit_rush_search_learned.json"), help="summary (CSV, PNG beside)")
@@ -270,7 +272,11 @@ def main(argv: list[str] | None = None) -> None:
                    help="with --summary-only: a summary of every search setting in the JSONL (the dev runs)")
     p.add_argument("--report", action="store_true",
                    help="only rewrite the report's block (evaluation/results/report/summary.md) from the summary")
-    args = p.parse_args(argv)
+    return p
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parser().parse_args(argv)
     if args.report:
         refresh_report()
         return
