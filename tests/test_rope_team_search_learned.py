@@ -217,6 +217,17 @@ def test_the_study_resumes_where_it_stopped(tmp_path, monkeypatch):
     assert cell["compute"]["rollouts_per_search"] >= 2 * 16
     assert level["old_search"]["search_learned_minus_search"]["games"] == 2
     assert len(data["runs"]) == 2 and rows.with_suffix(".csv").is_file()
+    # The old search at the same compute: only its rows are added, paired with search_learned on the same deal.
+    monkeypatch.setitem(study.MATCHED_BUDGET, "worlds", 20)
+    monkeypatch.setitem(study.MATCHED_BUDGET, "rollouts", 10)
+    study.main(["--games", "2", "--matched", "1", "--levels", "easy", "--rows", str(rows)])
+    third = study.read_rows(rows)
+    assert [(r["deal"], r["team"]) for r in third[len(second):]] == [(0, "search_matched+search_matched")]
+    matched = json.loads(rows.with_suffix(".json").read_text())["levels"]["easy"]["teams"][
+        "search_matched+search_matched"]
+    assert matched["minus_search_learned"]["games"] == 1
+    assert matched["minus_search_learned"]["difference"] == int(third[-1]["win"]) - int(won[0])
+    assert matched["compute"]["worlds_drawn_per_search"] == 20
 
 
 def test_the_committed_study_reaches_the_report_with_counts_differences_and_compute():
@@ -237,6 +248,13 @@ def test_the_committed_study_reaches_the_report_with_counts_differences_and_comp
         assert f"{100 * vs['difference']:+.1f} [{100 * vs['low']:+.1f}, {100 * vs['high']:+.1f}]" in text
         assert f"| {team['compute']['mean_ms']:.0f}; {team['compute']['max_ms']:.0f} |" in text
         assert team["compute"]["mean_ms"] < 100  # the issue's budget per decision
+        matched = level["teams"].get("search_matched+search_matched")
+        if matched:  # what the same compute buys the old search, stated search_learned minus it
+            vs = matched["minus_search_learned"]
+            assert (f"{name} {100 * matched['rate']:.1f}% [{100 * matched['low']:.1f}, {100 * matched['high']:.1f}] "
+                    f"of {matched['games']} at {matched['compute']['mean_ms']:.0f} ms per decision, `search_learned` "
+                    f"minus it {-100 * vs['difference']:+.1f} [{-100 * vs['high']:+.1f}, {-100 * vs['low']:+.1f}]"
+                    ) in text
     # The summary is the committed rows' (a run that added rows and not the summary would fail here).
     rows_file = study.read_rows(study.ROWS)
     assert json.loads(json.dumps(study.summarize(rows_file, load_result("rope_team_search")))) == data["levels"]

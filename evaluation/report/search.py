@@ -171,11 +171,15 @@ def rope_team(out: Section, ceilings: dict[str, Row | None]) -> list[str]:
 TARGETS_28 = {"normal": 0.97, "hard": 0.90, "expert": 0.85}
 
 
-def _paired_cell(cmp: dict | None) -> str:
+def _paired_cell(cmp: dict | None, flip: bool = False) -> str:
+    """A paired difference, points with its 95 % interval and the discordant deals; ``flip`` states it the other
+    way round (B minus A)."""
     if not cmp:
         return "–"
-    return (f"{100 * cmp['difference']:+.1f} [{100 * cmp['low']:+.1f}, {100 * cmp['high']:+.1f}] "
-            f"({cmp['only_this']} vs {cmp['only_other']})")
+    d, lo, hi, a, b = cmp["difference"], cmp["low"], cmp["high"], cmp["only_this"], cmp["only_other"]
+    if flip:
+        d, lo, hi, a, b = -d, -hi, -lo, b, a
+    return f"{100 * d:+.1f} [{100 * lo:+.1f}, {100 * hi:+.1f}] ({a} vs {b})"
 
 
 def rope_team_learned(out: Section) -> list[str]:
@@ -233,6 +237,16 @@ def rope_team_learned(out: Section) -> list[str]:
             verdicts.append(f"{name} {_rate(team)} of {team['games']} against {100 * target:.0f}% -- "
                             + ("reached" if team["low"] >= target else "reached by the point estimate only"
                                if team["rate"] >= target else "not reached"))
+    matched = [(name, lvl["teams"]["search_matched+search_matched"]) for name, lvl in data["levels"].items()
+               if "search_matched+search_matched" in lvl["teams"]]
+    if matched:
+        mb = data.get("matched_budget", {})
+        lines += ["", f"What the same compute buys the old search (issue 28, item 4): `search` on the simple strategy "
+                  f"given {mb.get('worlds')} worlds and {mb.get('rollouts')} rollouts per decision, about "
+                  "`search_learned`'s CPU, on the first deals of the same report's deals: "
+                  + "; ".join(f"{name} {_rate(c)} of {c['games']} at {c['compute']['mean_ms']:.0f} ms per decision, "
+                              f"`search_learned` minus it {_paired_cell(c.get('minus_search_learned'), flip=True)}"
+                              for name, c in matched) + "."]
     lines += ["", "Cross-play columns: the win rate with its deals; after the semicolon, the paired difference "
               "with two `learned` players on those deals. *Rollouts per search*: games played out per decision "
               "with more than one candidate card, shared by the candidates (each plays the same worlds, in "

@@ -11,7 +11,10 @@ Game ``i`` of a level is the report's deal ``i`` (``reset(seed=i)``) with the ru
 the simple strategy at its own budget) pair with these deals too: the summary states them on the deals in common.
 
 Teams: ``search_learned`` in both seats; ``search_learned+learned`` and ``learned+search_learned`` (cross-play with
-the blueprint itself, seat 0 first); ``learned`` and ``simple`` in both seats. Time is ``time.process_time`` inside
+the blueprint itself, seat 0 first); ``learned`` and ``simple`` in both seats; with ``--matched N``, on the first N
+deals, ``search_matched``: the old search (the simple strategy as blueprint and partner model) given
+``search_learned``'s CPU per decision (``MATCHED_BUDGET``), paired with ``search_learned`` -- what the same compute
+buys without the learned blueprint. Time is ``time.process_time`` inside
 the search seats' decisions, one process with one BLAS thread (``OPENBLAS_NUM_THREADS=1``, set by the command
 line: a multi-threaded matrix product on a shared machine spins a second core and counts its time), run ``nice``.
 
@@ -50,7 +53,7 @@ import numpy as np
 
 from cardzoo.agents.blas import one_blas_thread
 from cardzoo.agents.registry import fingerprint, rope_team_policy
-from cardzoo.agents.rope_team_search import LEARNED_BUDGET
+from cardzoo.agents.rope_team_search import LEARNED_BUDGET, RopeTeamSearch
 from cardzoo.envs.registry import GAMES
 
 from ..report.model import RESULTS, load_result
@@ -63,6 +66,13 @@ SEARCH = "search_learned"
 SELF_PLAY = ((SEARCH,), ("learned",), ("simple",))
 CROSS = ((SEARCH, "learned"), ("learned", SEARCH))
 TOLD = "told:" + SEARCH  # the search team's lost deals replayed, each seat told its partner's hand (a diagnostic)
+# The old search (the simple strategy as blueprint and partner model) given search_learned's compute: 8x its default
+# worlds and ~11x its rollouts cost 62-66 ms per decision on Hard and Expert (4 deals each, 2048 worlds / 4096
+# rollouts; 1024 / 2048 cost 32-34 ms), search_learned's mean being 64. What the same CPU buys without the learned
+# blueprint (issue 28, item 4).
+MATCHED = "search_matched"
+MATCHED_BUDGET = {"worlds": 2048, "rollouts": 4096}
+BUDGETS = {SEARCH: LEARNED_BUDGET, MATCHED: MATCHED_BUDGET}
 
 
 def label(names: tuple[str, ...]) -> str:
@@ -74,6 +84,8 @@ def play_deal(level: str, seed: int, names: tuple[str, ...] | str) -> dict:
     clock = {"seconds": [], "searched": [], "departed": [], "worlds": [], "rollouts": [], "ess": []}
     if names == TOLD:
         agents = [_Told(blueprint=rope_team_policy("learned"), **LEARNED_BUDGET) for _ in range(2)]
+    elif names == (MATCHED,):
+        agents = [RopeTeamSearch(**MATCHED_BUDGET) for _ in range(2)]
     else:
         agents = team(names)
     record = play(level, seed, agents, clock)
@@ -93,15 +105,17 @@ def read_rows(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
-def run(levels: list[str], games: int, cross: int, path: Path, progress: bool = True) -> None:
-    """Play the missing rows of deals ``0..games-1`` (cross-play on the first ``cross``), appending each."""
+def run(levels: list[str], games: int, cross: int, path: Path, progress: bool = True, matched: int = 0) -> None:
+    """Play the missing rows of deals ``0..games-1`` (cross-play on the first ``cross``, the old search at the same
+    compute on the first ``matched``), appending each."""
     rows = read_rows(path)
     done = {(r["level"], r["deal"], r["team"]) for r in rows}
     lost = {(r["level"], r["deal"]) for r in rows if r["team"] == label((SEARCH,)) and not r["win"]}
     start = time.time()
     for seed in range(games):
         for level in levels:
-            for names in SELF_PLAY + (CROSS if seed < cross else ()) + (TOLD,):
+            extra = (CROSS if seed < cross else ()) + (((MATCHED,),) if seed < matched else ())
+            for names in SELF_PLAY + extra + (TOLD,):
                 key = names if names == TOLD else label(names)
                 if (level, seed, key) in done or (names == TOLD and (level, seed) not in lost):
                     continue
@@ -144,14 +158,14 @@ def summarize(rows: list[dict], old: dict | None = None) -> dict:
         base = set.intersection(*(set(by[level, label(n)]) for n in SELF_PLAY)) if all(
             label(n) in teams for n in SELF_PLAY) else set()
         entry = {"deals": len(base), "teams": {}}
-        for names in SELF_PLAY + CROSS:
+        for names in SELF_PLAY + CROSS + ((MATCHED,),):
             t = label(names)
             deals = sorted(set(by[level, t]) & base)
             if not deals:
                 continue
             won = [by[level, t][d]["win"] for d in deals]
             cell = {**_rate(won), "first_deal": deals[0], "last_deal": deals[-1]}
-            for other in ("learned+learned", "simple+simple"):
+            for other in ("learned+learned", "simple+simple") + ((label((SEARCH,)),) if MATCHED in t else ()):
                 if other != t:
                     cell["minus_" + other.split("+")[0]] = _paired(won, [by[level, other][d]["win"] for d in deals])
             searched = [by[level, t][d] for d in deals if "decisions" in by[level, t][d]]
@@ -163,7 +177,7 @@ def summarize(rows: list[dict], old: dict | None = None) -> dict:
                     "decisions": decisions, "mean_ms": 1e3 * sum(r["cpu_seconds"] for r in searched) / decisions,
                     "max_ms": max(r["max_ms"] for r in searched), "share_searched": n_searched / decisions,
                     "share_departing_from_blueprint": sum(r["departed"] for r in searched) / decisions,
-                    "worlds_drawn_per_search": LEARNED_BUDGET["worlds"],
+                    "worlds_drawn_per_search": BUDGETS[MATCHED if MATCHED in t else SEARCH]["worlds"],
                     "rollout_worlds_per_search": sum(r["worlds"] for r in searched) / max(n_searched, 1),
                     "rollouts_per_search": sum(r["rollouts"] for r in searched) / max(n_searched, 1),
                     "median_ess": float(np.median(ess)) if ess else None}
@@ -234,6 +248,7 @@ def write_summary(rows_path: Path = ROWS) -> dict:
     json_path = rows_path.with_suffix(".json")
     earlier = json.loads(json_path.read_text()) if json_path.is_file() else {}
     data = {"commands": earlier.get("commands", []), "agent": SEARCH, "budget": LEARNED_BUDGET,
+            "matched_budget": MATCHED_BUDGET,
             "blueprint_digest": fingerprint("learned", "rope_team_v0"), "rows": rows_path.name,
             "python": platform.python_version(), "numpy": np.__version__, "runs": earlier.get("runs", []),
             "levels": summarize(rows, load_result("rope_team_search"))}
@@ -258,6 +273,8 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=1000, help="deals per level (rows already there are kept)")
     parser.add_argument("--cross", type=int, default=0, help="deals per level with search_learned+learned, both orders")
+    parser.add_argument("--matched", type=int, default=0,
+                        help="deals per level with the old search at search_learned's compute (MATCHED_BUDGET)")
     parser.add_argument("--levels", nargs="+", default=["hard", "expert"], choices=LEVELS)
     parser.add_argument("--rows", type=Path, default=ROWS)
     parser.add_argument("--summary", action="store_true", help="only rebuild the JSON, CSV and chart from the rows")
@@ -270,7 +287,7 @@ def main(argv: list[str] | None = None) -> None:
         # Stopped with kill (a background job ignores Ctrl-C): the run is still recorded, its rows are all kept.
         signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
         try:
-            run(args.levels, args.games, args.cross, args.rows)
+            run(args.levels, args.games, args.cross, args.rows, matched=args.matched)
         finally:
             _record_command(args.rows, command, {
                 "command": command, "rows_added": len(read_rows(args.rows)) - before,
