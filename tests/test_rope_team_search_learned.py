@@ -266,10 +266,11 @@ def test_the_reports_block_is_generated_from_the_committed_study(tmp_path):
     from cardzoo.evaluation.report.model import RESULTS, load_result
 
     committed = RESULTS / "report" / "summary.md"
-    copy_ = tmp_path / "summary.md"
-    copy_.write_text(committed.read_text())
-    study.refresh_report(copy_)
-    assert copy_.read_text() == committed.read_text()
+    for name in ("summary.md", "results.json", "results.csv"):
+        (tmp_path / name).write_bytes((RESULTS / "report" / name).read_bytes())
+    study.refresh_report(tmp_path)
+    for name in ("summary.md", "results.json", "results.csv"):
+        assert (tmp_path / name).read_text() == (RESULTS / "report" / name).read_text(), name
     for name, level in load_result("rope_team_search_learned")["levels"].items():
         team = level["teams"]["search_learned+search_learned"]
         assert f"| {name} | {level['deals']} | {100 * team['rate']:.1f}% [" in committed.read_text()

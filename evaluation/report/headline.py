@@ -19,11 +19,15 @@ BEGIN, END = "<!-- results -->", "<!-- /results -->"
 TITLES = {"rope_team": "Rope Team", "summit_rush": "Summit Rush", "rook": "Rook for Two"}
 # Columns of the cooperative games: header -> the report's source name.
 COLUMNS = {"document": "document", "simple strategy": "simple", "learned": "learned", "search": "search",
-           "random": "random", "ceiling (oracle)": "ceiling"}
-# Rook is competitive: a row per opponent, single rounds won (the baseline is its heuristic).
-ROOK = {"single rounds won against random": {"simple strategy": "heuristic vs random", "learned": "learned vs random"},
-        "single rounds won against the heuristic": {"learned": "learned vs heuristic",
-                                                    "search": "search vs heuristic"}}
+           "search_learned": "search_learned", "random": "random", "ceiling (oracle)": "ceiling"}
+# Rook is competitive: a row per opponent, single rounds won (the baseline is its heuristic); column -> (the row's
+# setting, its source): search_learned's rounds come from its own study.
+ROUND, STUDY = "single round", "single round, search_learned study"
+ROOK = {"single rounds won against random": {"simple strategy": (ROUND, "heuristic vs random"),
+                                             "learned": (ROUND, "learned vs random")},
+        "single rounds won against the heuristic": {"learned": (ROUND, "learned vs heuristic"),
+                                                    "search": (ROUND, "search vs heuristic"),
+                                                    "search_learned": (STUDY, "search_learned vs heuristic")}}
 
 
 def _cell(row: dict | None, column: str, full: int) -> str:
@@ -43,7 +47,8 @@ def table(results: dict) -> str:
     caption = (f"Win rates from the committed report: {full:,} games per matchup on the same deals, a cell on "
                "another number of games gives it in parentheses (the search agents are slower and play fewer). The "
                "baseline is each game's simple strategy (Rook: its heuristic); the document column is the rule "
-               "document's own figure for its strategy.")
+               "document's own figure for its strategy; `search_learned` is the search on the learned policy, "
+               "the best agent within 100 ms of CPU per decision.")
     lines = [textwrap.fill(caption, 116), "",
              "| game | setting | " + " | ".join(COLUMNS) + " |", "|---|---|" + "---:|" * len(COLUMNS)]
     for game in ("rope_team", "summit_rush"):
@@ -52,8 +57,8 @@ def table(results: dict) -> str:
             cells = [_cell(rows.get((game, setting, source)), column, full) for column, source in COLUMNS.items()]
             lines.append(f"| {TITLES[game]} | `{setting}` | " + " | ".join(cells) + " |")
     for setting, sources in ROOK.items():
-        single = {s: r for (g, kind, s), r in rows.items() if g == "rook" and kind == "single round"}
-        cells = [_cell(single.get(sources.get(column, "")), column, full) for column in COLUMNS]
+        cells = [_cell(rows.get(("rook", *sources[column])) if column in sources else None, column, full)
+                 for column in COLUMNS]
         lines.append(f"| {TITLES['rook']} | {setting} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 

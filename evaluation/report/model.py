@@ -52,6 +52,7 @@ class Section:
     charts: list[str] = field(default_factory=list)
     seconds: float = 0.0
     summary: list[str] = field(default_factory=list)  # lines for the report's opening summary (the targets)
+    wall_note: str = ""  # after the wall time, e.g. that the games were read from an earlier run's cache
 
 
 SECTIONS: dict[str, Callable[[Settings], Section]] = {}
@@ -108,5 +109,6 @@ def previous_sections(settings: Settings, exclude: set[str]) -> dict[str, Sectio
         if game in exclude or game not in SECTIONS:
             continue
         kept[game] = Section(game, [Row(**r) for r in rows if r["game"] == game], text["markdown"],
-                             list(text["charts"]), text["seconds"], list(text.get("summary", [])))
+                             list(text["charts"]), text["seconds"], list(text.get("summary", [])),
+                             text.get("wall_note", ""))
     return kept

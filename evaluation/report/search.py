@@ -17,6 +17,7 @@ missing result file leaves the section as it was, with a note.
 from __future__ import annotations
 
 from .model import Row, Section, load_result
+from .targets import BEST
 
 # Issue 11's targets (win rates of the search team; Rook: single rounds against the heuristic).
 TARGETS = {("rope_team", "normal"): 0.95, ("rope_team", "hard"): 0.85, ("rope_team", "expert"): 0.75,
@@ -167,10 +168,6 @@ def rope_team(out: Section, ceilings: dict[str, Row | None]) -> list[str]:
     return lines + _stale_note(stale) + rope_team_learned(out)
 
 
-# Issue 28's targets for the best Rope Team agent within 100 ms of CPU per decision.
-TARGETS_28 = {"normal": 0.97, "hard": 0.90, "expert": 0.85}
-
-
 def _paired_cell(cmp: dict | None, flip: bool = False) -> str:
     """A paired difference, points with its 95 % interval and the discordant deals; ``flip`` states it the other
     way round (B minus A)."""
@@ -232,8 +229,8 @@ def rope_team_learned(out: Section) -> list[str]:
                          if t in teams else "–" for t in ("search_learned+learned", "learned+search_learned"))
             + f" | {comp['mean_ms']:.0f}; {comp['max_ms']:.0f} | {comp['rollouts_per_search']:.0f} "
             f"({comp['rollout_worlds_per_search']:.0f}) | {old_text} |")
-        if name in TARGETS_28:
-            target = TARGETS_28[name]
+        if name in BEST["rope_team"]:
+            target = BEST["rope_team"][name]
             verdicts.append(f"{name} {_rate(team)} of {team['games']} against {100 * target:.0f}% -- "
                             + ("reached" if team["low"] >= target else "reached by the point estimate only"
                                if team["rate"] >= target else "not reached"))
@@ -418,7 +415,7 @@ def summit_rush_learned(out: Section) -> list[str]:
         cells = d["cells"]
         c = cells["search_learned"]
         for team, cell in cells.items():
-            out.rows.append(Row("summit_rush", level, "search (learned blueprint)" if team == "search_learned"
+            out.rows.append(Row("summit_rush", level, team if team == "search_learned"
                                 else f"{team} (search_learned deals)", cell["rate"], cell["low"], cell["high"],
                                 cell["games"], note=f"deals {d['seeds']}, summit_rush_search_learned.json"))
         target = d.get("target")
@@ -507,10 +504,6 @@ def rook(out: Section) -> list[str]:
     ] + rook_learned(out)
 
 
-# Issue 28's Rook targets: single rounds of the best agent against the heuristic and against the old search.
-ROOK_LEARNED_TARGETS = {"heuristic": 0.65, "search": 0.55}
-
-
 def rook_learned(out: Section) -> list[str]:
     """The search on the learned blueprint (``search_learned``), paired with ``learned`` and ``search`` on the same
     deals, from ``evaluation/results/rook_learned_search.json``."""
@@ -532,7 +525,7 @@ def rook_learned(out: Section) -> list[str]:
              f"{p['rounds']} rounds ({p['only_first']} vs {p['only_second']} rounds won by one only, McNemar "
              f"p = {p['p_value']:.2g})" for name, p in data.get("paired", {}).items()]
     targets = []
-    for opponent, target in ROOK_LEARNED_TARGETS.items():
+    for opponent, target in BEST["rook"].items():
         cell = matches.get(f"search_learned vs {opponent}")
         if cell:
             verdict = "reached" if cell["low"] >= target else (
@@ -544,6 +537,7 @@ def rook_learned(out: Section) -> list[str]:
                                                                  f"{cell['first_bid_made']})" if causes else ""))
     return [
         "",
+        ROOK_LEARNED_BEGIN,
         "### Search on the learned blueprint",
         "",
         "`search_learned` (`cardzoo.agents.rook_learned_search`): the search above with the shipped learned policy "
@@ -557,8 +551,13 @@ def rook_learned(out: Section) -> list[str]:
         "",
         "Against issue 28's targets: " + ("; ".join(targets) if targets else "–") + ".",
         "",
-        f"Made by: `{data.get('command')}`.",
+        "Made by: " + "; ".join(f"`{c}`" for c in data.get("commands") or [data.get("command")]) + ".",
+        ROOK_LEARNED_END,
     ]
+
+
+ROOK_LEARNED_BEGIN = "<!-- search_learned rook: begin -->"
+ROOK_LEARNED_END = "<!-- search_learned rook: end -->"
 
 
 def summary_lines(sections: list[Section]) -> list[str]:

@@ -63,11 +63,12 @@ from cardzoo.envs import summit_rush_v0
 from cardzoo.envs.registry import GAMES
 
 from ..progress import Progress
+from ..report.targets import BEST
 from ..stats import paired, wilson
 
 TEAMS = ("search_learned", "learned", "simple")
 RESULTS = Path("evaluation/results")
-TARGETS = {"normal": 0.85, "hard": 0.65}  # issue 28's targets for the best agent
+TARGETS = BEST["summit_rush"]  # issue 28's targets for the best agent
 
 
 def make_env(level: str):
@@ -240,18 +241,16 @@ def plot(result: dict, path: Path) -> None:
     plt.close(fig)
 
 
-def refresh_report(path: Path | None = None) -> None:
-    """Rewrite the search-on-the-learned-blueprint block of the committed report from the committed summary (the
-    rest of the report takes hours to replay); a report without the block gets it before Summit Rush's talking
-    section."""
+def refresh_report(folder: Path | None = None) -> None:
+    """Bring the committed summary into the committed report (``folder``, default ``evaluation/results/report``):
+    the search-on-the-learned-blueprint block of its Summit Rush section (before the talking part) and the study's
+    rows (the rest of the report takes hours to replay; :func:`..report.writer.refresh_study`)."""
     from ..report.model import RESULTS as COMMITTED
-    from ..report.model import Section
     from ..report.search import summit_rush_learned
-    from ..report.writer import refresh_block
+    from ..report.writer import refresh_study
 
-    page = path or COMMITTED / "report" / "summary.md"
-    refresh_block(page, summit_rush_learned(Section("summit_rush")), "### Talking and silent summit")
-
+    refresh_study(folder or COMMITTED / "report", "summit_rush", summit_rush_learned,
+                  "summit_rush_search_learned.json", anchor="### Talking and silent summit")
 
 def parser() -> argparse.ArgumentParser:
     """The study's options; their defaults are the registry's ``search_learned`` (a test holds them equal)."""

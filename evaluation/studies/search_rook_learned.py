@@ -116,7 +116,9 @@ def _done(path: Path) -> tuple[list[dict], set]:
     return rows, {(r["match"], r["seed"], r["seat"]) for r in rows}
 
 
-def summarise(rows: list[dict], command: str) -> dict:
+def summarise(rows: list[dict], commands: list[str]) -> dict:
+    """Per match: rounds won with Wilson intervals, by seat, the losses by cause, CPU per decision; paired
+    comparisons on the rounds in common; ``commands``: the runs that played the rows, in order."""
     by_match: dict[str, dict] = {}
     for match in dict.fromkeys(r["match"] for r in rows):
         mine = [r for r in rows if r["match"] == match]
@@ -162,7 +164,7 @@ def summarise(rows: list[dict], command: str) -> dict:
                 comparisons[f"{first_a} minus {first_b} vs {opp_a}"] = {
                     "rounds": p.games, "difference": p.difference, "low": p.low, "high": p.high,
                     "only_first": p.only_a, "only_second": p.only_b, "p_value": p.p_value}
-    return {"command": command, "matches": by_match, "paired": comparisons}
+    return {"commands": commands, "matches": by_match, "paired": comparisons}
 
 
 def plot(summary: dict, path: Path) -> None:
@@ -194,7 +196,9 @@ def main(options: Options, command: str) -> dict:
     agents = {spec: _Timed(make(spec)) for pair in matches for spec in pair}
     rows, done = _done(options.rounds)
     options.rounds.parent.mkdir(parents=True, exist_ok=True)
-    summary: dict = summarise(rows, command) if rows else {}
+    earlier = json.loads(options.summary.read_text()) if options.summary.is_file() else {}
+    commands = earlier.get("commands") or ([earlier["command"]] if "command" in earlier else [])
+    summary: dict = summarise(rows, commands) if rows else {}
     with open(options.rounds, "a") as out:
         for seed in range(options.first, options.first + options.deals):
             fresh = 0
@@ -223,14 +227,28 @@ def main(options: Options, command: str) -> dict:
                     rows.append(row)
                     fresh += 1
             if fresh:
-                summary = summarise(rows, command)
+                if command not in commands:
+                    commands.append(command)
+                summary = summarise(rows, commands)
                 options.summary.write_text(json.dumps(summary, indent=1) + "\n")
                 line = ", ".join(f"{m}: {100 * v['rate']:.1f}% ({v['rounds']}, {v['ms_per_decision_first']:.0f} ms)"
                                  for m, v in summary["matches"].items())
                 print(f"deal {seed}: {line}", flush=True)
     if options.plot and summary:
         plot(summary, options.summary.with_suffix(".png"))
+    if summary and options.summary == Options.summary:
+        refresh_report()
     return summary
+
+
+def refresh_report(folder: Path | None = None) -> None:
+    """Bring the committed summary into the committed report (``folder``, default ``evaluation/results/report``):
+    the search_learned block of its Rook section and the study's rows (:func:`..report.writer.refresh_study`)."""
+    from ..report.model import RESULTS as COMMITTED
+    from ..report.search import rook_learned
+    from ..report.writer import refresh_study
+
+    refresh_study(folder or COMMITTED / "report", "rook", rook_learned, f"{NAME}.json")
 
 
 if __name__ == "__main__":
@@ -241,6 +259,11 @@ if __name__ == "__main__":
             parser.add_argument(f"--{name.replace('_', '-')}", action=argparse.BooleanOptionalAction, default=value)
         else:
             parser.add_argument(f"--{name.replace('_', '-')}", type=type(value), default=value)
+    parser.add_argument("--report", action="store_true", help="only bring the committed summary into the report")
     args = parser.parse_args()
-    main(Options(**vars(args)), "nice -n 5 python -m cardzoo.evaluation.studies.search_rook_learned "
+    if args.report:
+        refresh_report()
+        sys.exit()
+    options = Options(**{k: v for k, v in vars(args).items() if k != "report"})
+    main(options, "nice -n 5 python -m cardzoo.evaluation.studies.search_rook_learned "
          + shlex.join(sys.argv[1:]))

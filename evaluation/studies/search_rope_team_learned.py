@@ -298,18 +298,15 @@ def main(argv: list[str] | None = None) -> None:
         refresh_report()
 
 
-def refresh_report(path: Path | None = None) -> None:
-    """Rewrite the committed report's search_learned block of the Rope Team section from the committed summary
-    (the rest of the report takes hours to replay); a report without the block gets it before Summit Rush's
-    section."""
+def refresh_report(folder: Path | None = None) -> None:
+    """Bring the committed summary into the committed report (``folder``, default ``evaluation/results/report``):
+    the search_learned block of its Rope Team section and the study's rows (the rest of the report takes hours to
+    replay; :func:`..report.writer.refresh_study`)."""
     from ..report.model import RESULTS as COMMITTED
-    from ..report.model import Section
     from ..report.search import rope_team_learned
-    from ..report.writer import refresh_block
+    from ..report.writer import refresh_study
 
-    page = path or COMMITTED / "report" / "summary.md"
-    refresh_block(page, rope_team_learned(Section("rope_team")), "## Summit Rush\n")
-
+    refresh_study(folder or COMMITTED / "report", "rope_team", rope_team_learned, ROWS.with_suffix(".json").name)
 
 if __name__ == "__main__":
     if os.environ.get("OPENBLAS_NUM_THREADS") != "1":  # before numpy starts its threads: see the docstring

@@ -1,0 +1,214 @@
+"""Issue 28's targets -- the best agent within 100 ms of CPU per decision, the torch-free ``learned`` policy, and
+cross-play with the benchmark's held-out partners -- checked against the committed results.
+
+This is the report's block *The agents against issue 28's targets*. Every figure in it is read from a committed
+file (the resumable studies' summaries, the benchmark's results, the report's own rows, the not-shipped training
+runs' paired comparisons); only the targets are stated here. The block is written with every report page, a full
+run's or a study's refresh (:func:`.writer.rewrite`), so it never lags the studies.
+"""
+
+from __future__ import annotations
+
+import json
+
+from .model import RESULTS, Section, load_result
+
+# Issue 28's targets. Best agent: win rate (Rook: single rounds won against each opponent).
+BEST = {"rope_team": {"normal": 0.97, "hard": 0.90, "expert": 0.85},
+        "summit_rush": {"normal": 0.85, "hard": 0.65},
+        "rook": {"heuristic": 0.65, "search": 0.55}}
+LEARNED = {"rope_team": {"normal": 0.93, "hard": 0.84, "expert": 0.78},
+           "summit_rush": {"normal": 0.78, "hard": 0.55}}
+CROSS_PLAY_GAP = 0.05  # the best agent with the test pool: at most this far below its self-play
+MIN_DEALS = 1000  # every search figure on at least this many deals (Rook: rounds) per level
+
+TITLE = "## The agents against issue 28's targets"
+
+
+def _pct(cell: dict) -> str:
+    return f"{100 * cell['rate']:.1f}% [{100 * cell['low']:.1f}, {100 * cell['high']:.1f}]"
+
+
+def _verdict(cell: dict, target: float) -> str:
+    if cell["low"] >= target:
+        return "reached"
+    return "reached by the point estimate only" if cell["rate"] >= target else "not reached"
+
+
+def _deals_note(n: int) -> str:
+    return "" if n >= MIN_DEALS else f" (fewer than the issue's {MIN_DEALS:,})"
+
+
+def _rope_team(rows: dict) -> list[str]:
+    data = load_result("rope_team_search_learned")
+    if not data:
+        return ["- Rope Team: no `search_learned` study is committed."]
+    out = []
+    for level, target in BEST["rope_team"].items():
+        entry = data["levels"].get(level)
+        if not entry:
+            out.append(f"- Rope Team {level}: `search_learned` not measured.")
+            continue
+        team = entry["teams"]["search_learned+search_learned"]
+        verdict = _verdict(team, target)
+        line = (f"- Rope Team {level}, best agent `search_learned`: {_pct(team)} of {team['games']} deals"
+                f"{_deals_note(team['games'])}, {team['compute']['mean_ms']:.0f} ms per decision; target "
+                f"{100 * target:.0f}% -- {verdict}.")
+        if verdict != "reached":
+            counts = entry["loss_causes"]["counts"]
+            line += (f" Its {team['games'] - team['wins']} losses by cause (each replayed with both seats told "
+                     "their partner's hand): " + ", ".join(
+                f"{cause.split(', ')[0]} ({cause.split(', ')[-1].replace('_', ' ')}) {n}"
+                for cause, n in counts.items()) + ".")
+        out.append(line)
+    for level, target in LEARNED["rope_team"].items():
+        row = rows.get(("rope_team", level, "learned"))
+        if row is None:
+            continue
+        line = (f"- Rope Team {level}, `learned`: {_pct(row)} of {row['games']:,} (the report's games); target "
+                f"{100 * target:.0f}% -- {_verdict(row, target)}.")
+        entry = data["levels"].get(level)
+        if _verdict(row, target) != "reached" and entry:
+            pair = entry["teams"]["search_learned+search_learned"]["minus_learned"]
+            mine = entry["teams"]["learned+learned"]
+            lost = mine["games"] - mine["wins"]
+            line += (f" Of its {lost} losses on the study's {mine['games']} deals, `search_learned` (a search over "
+                     f"this policy's own moves, with its probabilities as the partner model) wins {pair['only_this']}: "
+                     "those were lost to the policy's choice of card, not to the cards; the other "
+                     f"{lost - pair['only_this']} it loses too (its losses by cause above).")
+        out.append(line)
+    return out
+
+
+def _cross_play() -> list[str]:
+    bench = RESULTS / "benchmark" / "search_learned.json"
+    if not bench.is_file():
+        return ["- Cross-play of the best agent with the benchmark's test pool: not measured (no "
+                "`evaluation/results/benchmark/search_learned.json`)."]
+    data = json.loads(bench.read_text())
+    out = []
+    for result in data["games"].values():
+        head = result["headline"]
+        if "self" not in head:
+            continue
+        gap = head["gap"]["test"]
+        verdict = "reached" if gap <= CROSS_PLAY_GAP else "not reached"
+        levels = "; ".join(f"{name} {100 * s['test']['rate']:.1f}% of {s['test']['games']} (self-play "
+                           f"{100 * s['self']['rate']:.1f}% of {s['self']['games']})"
+                           for name, s in result["settings"].items())
+        worst = head["worst"]
+        out.append(f"- {result['title']} cross-play, `search_learned` with the test pool (benchmark_v1, "
+                   f"{data['games_per_cell']} games per cell, both seats): {_pct(head['cross']['test'])} of "
+                   f"{head['cross']['test']['games']} against {_pct(head['self'])} of {head['self']['games']} in "
+                   f"self-play on the same deals, a gap of {100 * gap:+.1f} points; target at most "
+                   f"{100 * CROSS_PLAY_GAP:.0f} -- {verdict}. By level: {levels}. Worst partner: "
+                   f"{worst['partner']} ({worst['part']}) {100 * worst['rate']:.1f}%.")
+    return out
+
+
+def _summit_rush(rows: dict) -> list[str]:
+    data = load_result("summit_rush_search_learned")
+    out = []
+    for level, target in BEST["summit_rush"].items():
+        entry = (data or {}).get("levels", {}).get(level)
+        if not entry:
+            out.append(f"- Summit Rush {level}: `search_learned` not measured.")
+            continue
+        c = entry["cells"]["search_learned"]
+        verdict = _verdict(c, target)
+        line = (f"- Summit Rush {level} (timed, silent), best agent `search_learned`: {_pct(c)} of {c['games']} "
+                f"deals{_deals_note(c['games'])}, {c['ms_per_decision']:.0f} ms per decision; target "
+                f"{100 * target:.0f}% -- {verdict}.")
+        if verdict != "reached":
+            src = c["loss_sources"]
+            line += (f" Its {c['games'] - c['wins']} losses: {c['losses'].get('stuck', 0)} stuck, "
+                     f"{c['losses'].get('time', 0)} on time; told the true deal the same search wins "
+                     f"{sum(src.get('hidden_cards', {}).values())} (lost to the hidden cards) and loses "
+                     f"{sum(src.get('rollout_limits', {}).values())} (the learned rollouts' limits).")
+        out.append(line)
+    for level, target in LEARNED["summit_rush"].items():
+        row = rows.get(("summit_rush", level, "learned"))
+        if row is not None:
+            out.append(f"- Summit Rush {level}, `learned`: {_pct(row)} of {row['games']:,} (the report's games); "
+                       f"target {100 * target:.0f}% -- {_verdict(row, target)}.")
+    out.append("- Summit Rush talking levels: `search_learned` searches the silent game's moves and was not measured "
+               "with calls; the talking results of the other agents are in the Summit Rush section.")
+    return out
+
+
+def _rook() -> list[str]:
+    data = load_result("rook_learned_search")
+    out = []
+    for opponent, target in BEST["rook"].items():
+        cell = (data or {}).get("matches", {}).get(f"search_learned vs {opponent}")
+        if not cell:
+            out.append(f"- Rook for Two vs {opponent}: `search_learned` not measured.")
+            continue
+        verdict = _verdict(cell, target)
+        line = (f"- Rook for Two, single rounds against `{opponent}`, best agent `search_learned`: {_pct(cell)} of "
+                f"{cell['rounds']} rounds{_deals_note(cell['rounds'])}, {cell['ms_per_decision_first']:.0f} ms per "
+                f"decision; target {100 * target:.0f}% -- {verdict}.")
+        if verdict != "reached" and cell.get("losses"):
+            line += (" Its lost rounds: " + ", ".join(f"{n} {cause}" for cause, n in cell["losses"].items())
+                     + f"; it won the bid in {cell['first_won_bid']} rounds and made {cell['first_bid_made']}.")
+        out.append(line)
+    return out
+
+
+def _tried() -> list[str]:
+    """What was tried for the targets and not kept, with its numbers."""
+    out = []
+    for run, what in (("rope_team_otherplay_not_shipped", "other-play over the 24 suit relabellings"),
+                      ("rope_team_partners_not_shipped", "half its games beside the simple strategy")):
+        path = RESULTS / "training" / run / "paired.json"
+        if path.is_file():
+            levels = json.loads(path.read_text())["levels"]
+            diffs = ", ".join(f"{name} {100 * v['paired']['self']['difference']:+.1f} "
+                              f"[{100 * v['paired']['self']['low']:+.1f}, {100 * v['paired']['self']['high']:+.1f}]"
+                              for name, v in levels.items())
+            out.append(f"- Rope Team `learned` fine-tuned with {what} (`evaluation/results/training/{run}/`): "
+                       f"self-play minus the shipped policy on the report's deals, points: {diffs}. Not shipped.")
+    belief = load_result("rope_team_belief")
+    if belief:
+        parts = []
+        for name, level in belief["play"].items():
+            t = level["teams"]
+            mine, old = t["search_belief"], t["search"]
+            parts.append(f"{name} {100 * mine['rate']:.1f}% at {mine['ms_per_decision']:.1f} ms against `search` "
+                         f"{100 * old['rate']:.1f}% at {old['ms_per_decision']:.1f} ms ({level['games']} deals)")
+        out.append("- Rope Team `search_belief` (worlds from a learned belief, a third of the rollouts: the same "
+                   "search at half the compute, not a stronger one): " + "; ".join(parts) + ".")
+    rope = load_result("rope_team_search_learned") or {}
+    matched = [(name, lvl["teams"]["search_matched+search_matched"]) for name, lvl in rope.get("levels", {}).items()
+               if "search_matched+search_matched" in lvl["teams"]]
+    if matched:
+        out.append("- Rope Team: the old search given `search_learned`'s compute (what more CPU buys without the "
+                   "learned blueprint): " + "; ".join(
+                       f"{name} {_pct(c)} of {c['games']} at {c['compute']['mean_ms']:.0f} ms, "
+                       f"{-100 * c['minus_search_learned']['difference']:+.1f} points for `search_learned`"
+                       for name, c in matched) + ".")
+    rook = load_result("rook_learned_search") or {}
+    variants = [(m, c) for m, c in rook.get("matches", {}).items() if "{" in m]
+    if variants:
+        out.append("- Rook variants of `search_learned` (on fewer rounds, not the agent): " + "; ".join(
+            f"`{m}` {_pct(c)} of {c['rounds']}" for m, c in variants) + ".")
+    dev = load_result("summit_rush_search_learned_dev")
+    if dev:
+        out.append(f"- Summit Rush search settings tried on dev deals: {len(dev['by_settings'])} settings, in the "
+                   "Summit Rush section's *Search on the learned blueprint*.")
+    return out
+
+
+def targets_lines(sections: list[Section]) -> list[str]:
+    """The block's lines (Markdown), empty when no study of issue 28 is committed."""
+    if not any(load_result(n) for n in ("rope_team_search_learned", "summit_rush_search_learned",
+                                        "rook_learned_search")):
+        return []
+    rows = {(r.game, r.setting, r.source): {"rate": r.rate, "low": r.low, "high": r.high, "games": r.games}
+            for s in sections for r in s.rows if r.low is not None}
+    return [TITLE, "",
+            "The best agent within 100 ms of CPU per decision, the torch-free `learned` policy (under 1 ms) and "
+            "cross-play with the benchmark's held-out partners, from the committed studies. For a target not "
+            "reached, where the losses come from, counted.", "",
+            *_rope_team(rows), *_cross_play(), *_summit_rush(rows), *_rook(), "",
+            "Tried for these targets and not kept:", "", *_tried(), ""]

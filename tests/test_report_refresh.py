@@ -1,0 +1,85 @@
+"""A study's figures reach the committed report without replaying it (``writer.refresh_study``), and the report's
+block on issue 28's targets is read from the committed results."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from cardzoo.evaluation.report import targets
+from cardzoo.evaluation.report.model import RESULTS, Row, Section, load_result
+from cardzoo.evaluation.report.writer import refresh_study, rewrite
+
+REPORT = RESULTS / "report"
+FILES = ("summary.md", "results.json", "results.csv")
+
+
+@pytest.fixture
+def report(tmp_path):
+    for name in FILES:
+        shutil.copy(REPORT / name, tmp_path / name)
+    return tmp_path
+
+
+def test_rewrite_gives_the_committed_page_from_its_results(report):
+    # summary.md is generated from results.json alone (nothing typed into it by hand)
+    (report / "summary.md").write_text("stale")
+    rewrite(report)
+    for name in FILES:
+        assert (report / name).read_text() == (REPORT / name).read_text(), name
+
+
+def _block(value: float):
+    def block(section: Section) -> list[str]:
+        section.rows.append(Row("rook", "single round, toy study", "toy vs heuristic", value, value - 0.1,
+                                value + 0.1, 10, note="10 deals, toy_study.json"))
+        return ["", "<!-- toy: begin -->", f"toy figure {value}", "<!-- toy: end -->"]
+    return block
+
+
+def test_a_refresh_replaces_the_block_and_the_rows_and_keeps_the_rest(report):
+    before = json.loads((report / "results.json").read_text())
+    refresh_study(report, "rook", _block(0.5), "toy_study.json")
+    refresh_study(report, "rook", _block(0.75), "toy_study.json")  # again: replaced, not added
+    after = json.loads((report / "results.json").read_text())
+    toy = [r for r in after["rows"] if r["note"].endswith("toy_study.json")]
+    assert [r["rate"] for r in toy] == [0.75]
+    assert [r for r in after["rows"] if r not in toy] == before["rows"]
+    assert after["sections"]["rook"]["markdown"].count("toy figure") == 1
+    assert "toy figure 0.75" in after["sections"]["rook"]["markdown"]
+    for game in ("rope_team", "summit_rush"):
+        assert after["sections"][game] == before["sections"][game]
+    page = (report / "summary.md").read_text()
+    assert "toy figure 0.75" in page and "toy figure 0.5" not in page
+    assert "toy vs heuristic" in (report / "results.csv").read_text()
+
+
+def test_the_targets_block_states_the_committed_figures_and_verdicts():
+    page = (REPORT / "summary.md").read_text()
+    assert targets.TITLE in page
+    rope = load_result("rope_team_search_learned")
+    for level, target in targets.BEST["rope_team"].items():
+        team = rope["levels"][level]["teams"]["search_learned+search_learned"]
+        verdict = ("reached" if team["low"] >= target else "reached by the point estimate only"
+                   if team["rate"] >= target else "not reached")
+        assert (f"- Rope Team {level}, best agent `search_learned`: {100 * team['rate']:.1f}% "
+                f"[{100 * team['low']:.1f}, {100 * team['high']:.1f}] of {team['games']} deals") in page
+        assert f"target {100 * target:.0f}% -- {verdict}." in page
+    rook = load_result("rook_learned_search")
+    for opponent, target in targets.BEST["rook"].items():
+        cell = rook["matches"][f"search_learned vs {opponent}"]
+        assert f"against `{opponent}`, best agent `search_learned`: {100 * cell['rate']:.1f}%" in page
+
+
+def test_a_target_between_the_interval_and_the_point_is_not_called_reached():
+    cell = {"rate": 0.66, "low": 0.60, "high": 0.71}
+    assert targets._verdict(cell, 0.65) == "reached by the point estimate only"
+    assert targets._verdict(cell, 0.59) == "reached"
+    assert targets._verdict(cell, 0.67) == "not reached"
+
+
+def test_figures_on_fewer_deals_than_the_issue_asks_say_so():
+    assert targets._deals_note(targets.MIN_DEALS) == ""
+    assert "fewer than" in targets._deals_note(targets.MIN_DEALS - 1)
