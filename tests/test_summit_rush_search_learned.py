@@ -207,3 +207,17 @@ def test_the_studys_defaults_are_the_registry_agents_settings():
     want = {"worlds": agent.worlds, "z": agent.z, "blueprint_ticks": agent.blueprint_ticks,
             "blueprint": agent.blueprint_spec, "wins_only": agent.wins_only}
     assert settings(parser().parse_args([])) == want
+
+
+def test_the_old_search_is_paired_on_the_deals_both_played():
+    from cardzoo.evaluation.report.model import load_result
+    from cardzoo.evaluation.studies.search_learned_summit_rush import old_search
+
+    results = load_result("summit_rush_search")["levels"]["hard"]["search+search"]["results"]
+    mine = {0: True, 1: False, 2: results[2] != "W", len(results): True}  # the last deal the old study never played
+    old = old_search("hard", mine)
+    was = [results[d] == "W" for d in (0, 1, 2)]
+    assert old["games"] == 3 and old["wins"] == sum(was)
+    cmp = old["search_learned_minus_search"]
+    assert cmp["only_this"] == sum(m and not w for m, w in zip((True, False, results[2] != "W"), was, strict=True))
+    assert cmp["only_this"] - cmp["only_other"] == pytest.approx(3 * cmp["difference"])

@@ -63,11 +63,11 @@ from cardzoo.envs import summit_rush_v0
 from cardzoo.envs.registry import GAMES
 
 from ..progress import Progress
+from ..report.model import RESULTS
 from ..report.targets import BEST
 from ..stats import paired, wilson
 
 TEAMS = ("search_learned", "learned", "simple")
-RESULTS = Path("evaluation/results")
 TARGETS = BEST["summit_rush"]  # issue 28's targets for the best agent
 
 
@@ -188,7 +188,27 @@ def summarise(rows: list[dict], config: dict) -> dict:
             cells[t] = cell
         out["levels"][level] = {"seeds": f"{mine[0]['seed']}..{mine[-1]['seed']} ({len(mine)} deals)",
                                 "target": TARGETS.get(level), "cells": cells}
+        old = old_search(level, {r["seed"]: w for r, w in zip(mine, won["search_learned"], strict=True)})
+        if old:
+            out["levels"][level]["old_search"] = old
     return out
+
+
+def old_search(level: str, won: dict[int, bool]) -> dict | None:
+    """The old search (the simple strategy as blueprint, ``summit_rush_search.json``: the same report's deals and
+    agent seeds) on the deals both played, paired with ``search_learned`` (``won``: deal -> its result)."""
+    path = RESULTS / "summit_rush_search.json"
+    cell = json.loads(path.read_text())["levels"].get(level, {}).get("search+search") if path.is_file() else None
+    deals = sorted(d for d in won if cell and d < len(cell["results"]))
+    if not deals:
+        return None
+    was = [cell["results"][d] == "W" for d in deals]
+    rate, cmp = wilson(sum(was), len(was)), paired([won[d] for d in deals], was)
+    return {"games": len(deals), "wins": rate.wins, "rate": rate.rate, "low": rate.low, "high": rate.high,
+            "ms_per_decision": cell.get("ms_per_decision"),
+            "search_learned_minus_search": {"only_this": cmp.only_a, "only_other": cmp.only_b,
+                                            "difference": cmp.difference, "low": cmp.low, "high": cmp.high,
+                                            "mcnemar_p": cmp.p_value}}
 
 
 def write_csv(result: dict, path: Path) -> None:
