@@ -116,7 +116,7 @@ def _summit_rush(rows: dict) -> list[str]:
             continue
         c = entry["cells"]["search_learned"]
         verdict = _verdict(c, target)
-        line = (f"- Summit Rush {level} (timed, silent), best agent `search_learned`: {_pct(c)} of {c['games']} "
+        line = (f"- Summit Rush {level} (timed, silent), `search_learned`: {_pct(c)} of {c['games']} "
                 f"deals{_deals_note(c['games'])}, {c['ms_per_decision']:.0f} ms per decision; target "
                 f"{100 * target:.0f}% -- {verdict}.")
         if verdict != "reached":
@@ -125,6 +125,12 @@ def _summit_rush(rows: dict) -> list[str]:
                      f"{c['losses'].get('time', 0)} on time; told the true deal the same search wins "
                      f"{sum(src.get('hidden_cards', {}).values())} (lost to the hidden cards) and loses "
                      f"{sum(src.get('rollout_limits', {}).values())} (the learned rollouts' limits).")
+        old = entry.get("old_search")
+        if old:
+            vs = old["search_learned_minus_search"]
+            line += (f" The old search (simple blueprint, {old['ms_per_decision']:.0f} ms) on the same first "
+                     f"{old['games']} deals: {_pct(old)}; `search_learned` minus it {100 * vs['difference']:+.1f} "
+                     f"[{100 * vs['low']:+.1f}, {100 * vs['high']:+.1f}] points.")
         out.append(line)
     for level, target in LEARNED["summit_rush"].items():
         row = rows.get(("summit_rush", level, "learned"))
