@@ -99,9 +99,20 @@ def make(spec: str, seed: int | None = None):
     return agent
 
 
+def _split(matches: str) -> list[str]:
+    """``matches`` split at its commas outside an agent's JSON options."""
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(matches):
+        depth += {"{": 1, "}": -1}.get(ch, 0)
+        if ch == "," and depth == 0:
+            parts.append(matches[start:i])
+            start = i + 1
+    return [*parts, matches[start:]]
+
+
 def _parse(matches: str) -> list[tuple[str, str]]:
     out = []
-    for m in matches.split(","):
+    for m in _split(matches):
         a, sep, b = m.partition(" vs ")
         if not sep:
             raise OptionError(f"a match is 'A vs B', got {m!r}")
