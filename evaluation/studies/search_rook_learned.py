@@ -245,6 +245,8 @@ def main(options: Options, command: str) -> dict:
                 line = ", ".join(f"{m}: {100 * v['rate']:.1f}% ({v['rounds']}, {v['ms_per_decision_first']:.0f} ms)"
                                  for m, v in summary["matches"].items())
                 print(f"deal {seed}: {line}", flush=True)
+    if summary:  # also when nothing was left to play: the summary of the code that reads it
+        options.summary.write_text(json.dumps(summary, indent=1) + "\n")
     if options.plot and summary:
         plot(summary, options.summary.with_suffix(".png"))
     if summary and options.summary == Options.summary:
