@@ -194,7 +194,14 @@ def _tried() -> list[str]:
                        f"{-100 * c['minus_search_learned']['difference']:+.1f} points for `search_learned`"
                        for name, c in matched) + ".")
     rook = load_result("rook_learned_search") or {}
-    variants = [(m, c) for m, c in rook.get("matches", {}).items() if "{" in m]
+    for m, c in rook.get("matches", {}).items():
+        vs = rook.get("paired", {}).get(f"{m.split(' vs ')[0]} minus search_learned vs {m.split(' vs ')[1]}")
+        if m.startswith("search{") and vs:
+            out.append(f"- Rook: the old search given about `search_learned`'s compute (`{m}`, "
+                       f"{c['ms_per_decision_first']:.0f} ms per decision): {_pct(c)} of {c['rounds']} rounds; "
+                       f"`search_learned` minus it {-100 * vs['difference']:+.1f} [{-100 * vs['high']:+.1f}, "
+                       f"{-100 * vs['low']:+.1f}] points on the {vs['rounds']} rounds both played.")
+    variants = [(m, c) for m, c in rook.get("matches", {}).items() if m.startswith("search_learned{")]
     if variants:
         out.append("- Rook variants of `search_learned` (on fewer rounds, not the agent): " + "; ".join(
             f"`{m}` {_pct(c)} of {c['rounds']}" for m, c in variants) + ".")

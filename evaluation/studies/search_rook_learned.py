@@ -165,7 +165,7 @@ def summarise(rows: list[dict], commands: list[str]) -> dict:
         for b in by_match:
             first_a, opp_a = a.split(" vs ")
             first_b, opp_b = b.split(" vs ")
-            if a == b or opp_a != opp_b or first_b not in ("learned", "search"):
+            if a == b or opp_a != opp_b or first_b not in ("learned", "search", "search_learned"):
                 continue
             ra = {(r["seed"], r["seat"]): r["result"] == "win" for r in rows if r["match"] == a}
             rb = {(r["seed"], r["seat"]): r["result"] == "win" for r in rows if r["match"] == b}
