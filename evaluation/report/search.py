@@ -425,16 +425,13 @@ def summit_rush_learned(out: Section) -> list[str]:
             f"({c['ms_per_decision_max']:.0f}) | {c['rollouts_per_search']:.0f} | "
             f"{100 * c['deviations_per_search']:.0f}% of searches | "
             f"{f'{100 * target:.0f}%' if target else '–'} |")
-    for key, what in (("old_search", "The old search (the simple strategy as blueprint, 32 worlds; *Search agent* "
-                                     "above) on the same deals"),
-                      ("matched_search", "The old search given about `search_learned`'s compute (128 worlds, "
-                                         "`evaluation/results/summit_rush_search_matched.json`) on the same deals")):
-        old = [(level, d[key]) for level, d in data["levels"].items() if d.get(key)]
-        if old:
-            lines += ["", f"{what}: " + "; ".join(
-                f"{level} {_rate(o)} of {o['games']} at {o['ms_per_decision']:.0f} ms per decision, "
-                f"`search_learned` minus it {_vs({'vs_search': o['search_learned_minus_search']}, 'search')}"
-                for level, o in old) + "."]
+    old = [(level, d["old_search"]) for level, d in data["levels"].items() if d.get("old_search")]
+    if old:
+        lines += ["", "The old search (the simple strategy as blueprint, 32 worlds; *Search agent* above) on the same "
+                  "deals: " + "; ".join(f"{level} {_rate(o)} of {o['games']} at {o['ms_per_decision']:.0f} ms per "
+                                        f"decision, `search_learned` minus it "
+                                        f"{_vs({'vs_search': o['search_learned_minus_search']}, 'search')}"
+                                        for level, o in old) + "."]
     for level, d in data["levels"].items():
         c, target = d["cells"]["search_learned"], d.get("target")
         if target is None or c["low"] >= target:

@@ -205,14 +205,6 @@ def _tried() -> list[str]:
     if variants:
         out.append("- Rook variants of `search_learned` (on fewer rounds, not the agent): " + "; ".join(
             f"`{m}` {_pct(c)} of {c['rounds']}" for m, c in variants) + ".")
-    summit = load_result("summit_rush_search_learned") or {}
-    matched = [(name, lvl["matched_search"]) for name, lvl in summit.get("levels", {}).items()
-               if lvl.get("matched_search")]
-    if matched:
-        out.append("- Summit Rush: the old search given about `search_learned`'s compute (128 worlds): " + "; ".join(
-            f"{name} {_pct(c)} of {c['games']} at {c['ms_per_decision']:.0f} ms, "
-            f"{100 * c['search_learned_minus_search']['difference']:+.1f} points for `search_learned`"
-            for name, c in matched) + ".")
     dev = load_result("summit_rush_search_learned_dev")
     if dev:
         out.append(f"- Summit Rush search settings tried on dev deals: {len(dev['by_settings'])} settings, in the "

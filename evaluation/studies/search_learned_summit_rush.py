@@ -69,10 +69,6 @@ from ..stats import paired, wilson
 
 TEAMS = ("search_learned", "learned", "simple")
 TARGETS = BEST["summit_rush"]  # issue 28's targets for the best agent
-# The old search given about search_learned's CPU per decision (128 worlds: 37-39 ms per decision in
-# search_rollouts.json, search_learned 41), played by search_summit_rush.py: what the same compute buys without the
-# learned blueprint (issue 28, item 4).
-MATCHED = "summit_rush_search_matched"
 
 
 def make_env(level: str):
@@ -192,18 +188,16 @@ def summarise(rows: list[dict], config: dict) -> dict:
             cells[t] = cell
         out["levels"][level] = {"seeds": f"{mine[0]['seed']}..{mine[-1]['seed']} ({len(mine)} deals)",
                                 "target": TARGETS.get(level), "cells": cells}
-        by_deal = {r["seed"]: w for r, w in zip(mine, won["search_learned"], strict=True)}
-        for key, name in (("old_search", "summit_rush_search"), ("matched_search", MATCHED)):
-            old = old_search(level, by_deal, name)
-            if old:
-                out["levels"][level][key] = old
+        old = old_search(level, {r["seed"]: w for r, w in zip(mine, won["search_learned"], strict=True)})
+        if old:
+            out["levels"][level]["old_search"] = old
     return out
 
 
-def old_search(level: str, won: dict[int, bool], name: str = "summit_rush_search") -> dict | None:
-    """The old search (the simple strategy as blueprint, ``<name>.json``: the same report's deals and agent seeds)
-    on the deals both played, paired with ``search_learned`` (``won``: deal -> its result)."""
-    path = RESULTS / f"{name}.json"
+def old_search(level: str, won: dict[int, bool]) -> dict | None:
+    """The old search (the simple strategy as blueprint, ``summit_rush_search.json``: the same report's deals and
+    agent seeds) on the deals both played, paired with ``search_learned`` (``won``: deal -> its result)."""
+    path = RESULTS / "summit_rush_search.json"
     cell = json.loads(path.read_text())["levels"].get(level, {}).get("search+search") if path.is_file() else None
     deals = sorted(d for d in won if cell and d < len(cell["results"]))
     if not deals:
