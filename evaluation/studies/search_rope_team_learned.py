@@ -32,7 +32,11 @@ The first run (the command above, stopped once to add the loss replays, then whe
 machine shared by several jobs) played Hard and Expert on deals 0-373 (cross-play on 0-99). Later runs took Normal
 to 1,000 deals (``--levels normal --cross 0``), went on with Hard and Expert (``--levels hard expert --cross 0``,
 with ``--rows`` on a copy whose new rows were then appended here) and started Easy (``--levels easy --cross 0``);
-the deal counts per level are in the JSON. Rerun a command with the same ``--games`` to go on.
+the next session took Hard, Expert and Easy to 1,000 deals (``--levels hard expert easy --cross 0``) and, beside
+it, played the old search at the same compute on Hard and Expert deals 0-299 (``--games 300 --matched 300 --levels
+hard expert --cross 0`` with ``--rows`` on a copy, its new rows appended here). Every level now stands on 1,000
+deals; the cross-play with ``learned`` on 100. The deal counts per level are in the JSON; rerun a command with a
+larger ``--games`` (``--cross``, ``--matched``) to go on.
 """
 
 from __future__ import annotations
