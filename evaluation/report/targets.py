@@ -51,8 +51,8 @@ def _rope_team(rows: dict) -> list[str]:
             continue
         team = entry["teams"]["search_learned+search_learned"]
         verdict = _verdict(team, target)
-        line = (f"- Rope Team {level}, best agent `search_learned`: {_pct(team)} of {team['games']} deals"
-                f"{_deals_note(team['games'])}, {team['compute']['mean_ms']:.0f} ms per decision; target "
+        line = (f"- Rope Team {level}, `search_learned` (the best agent measured): {_pct(team)} of {team['games']} "
+                f"deals{_deals_note(team['games'])}, {team['compute']['mean_ms']:.0f} ms per decision; target "
                 f"{100 * target:.0f}% -- {verdict}.")
         if verdict != "reached":
             counts = entry["loss_causes"]["counts"]
@@ -145,19 +145,24 @@ def _summit_rush(rows: dict) -> list[str]:
 def _rook() -> list[str]:
     data = load_result("rook_learned_search")
     out = []
+    matches = (data or {}).get("matches", {})
     for opponent, target in BEST["rook"].items():
-        cell = (data or {}).get("matches", {}).get(f"search_learned vs {opponent}")
-        if not cell:
-            out.append(f"- Rook for Two vs {opponent}: `search_learned` not measured.")
-            continue
-        verdict = _verdict(cell, target)
-        line = (f"- Rook for Two, single rounds against `{opponent}`, best agent `search_learned`: {_pct(cell)} of "
-                f"{cell['rounds']} rounds{_deals_note(cell['rounds'])}, {cell['ms_per_decision_first']:.0f} ms per "
-                f"decision; target {100 * target:.0f}% -- {verdict}.")
-        if verdict != "reached" and cell.get("losses"):
-            line += (" Its lost rounds: " + ", ".join(f"{n} {cause}" for cause, n in cell["losses"].items())
-                     + f"; it won the bid in {cell['first_won_bid']} rounds and made {cell['first_bid_made']}.")
-        out.append(line)
+        # search_learned, and the old search given its compute (a match "search{...} vs <opponent>") where played
+        agents = ["search_learned"] + [m.split(" vs ")[0] for m in matches
+                                       if m.startswith("search{") and m.endswith(f" vs {opponent}")]
+        for agent in agents:
+            cell = matches.get(f"{agent} vs {opponent}")
+            if not cell:
+                out.append(f"- Rook for Two vs {opponent}: `{agent}` not measured.")
+                continue
+            verdict = _verdict(cell, target)
+            line = (f"- Rook for Two, single rounds against `{opponent}`, `{agent}`: {_pct(cell)} of "
+                    f"{cell['rounds']} rounds{_deals_note(cell['rounds'])}, {cell['ms_per_decision_first']:.0f} ms "
+                    f"per decision; target {100 * target:.0f}% -- {verdict}.")
+            if verdict != "reached" and cell.get("losses"):
+                line += (" Its lost rounds: " + ", ".join(f"{n} {cause}" for cause, n in cell["losses"].items())
+                         + f"; it won the bid in {cell['first_won_bid']} rounds and made {cell['first_bid_made']}.")
+            out.append(line)
     return out
 
 
