@@ -83,3 +83,15 @@ def test_a_target_between_the_interval_and_the_point_is_not_called_reached():
 def test_figures_on_fewer_deals_than_the_issue_asks_say_so():
     assert targets._deals_note(targets.MIN_DEALS) == ""
     assert "fewer than" in targets._deals_note(targets.MIN_DEALS - 1)
+
+
+def test_the_targets_block_states_the_benchmarks_cross_play_gap():
+    bench = json.loads((RESULTS / "benchmark" / "search_learned.json").read_text())
+    page = (REPORT / "summary.md").read_text()
+    head = bench["games"]["rope_team"]["headline"]
+    gap = head["gap"]["test"]
+    verdict = "reached" if gap <= targets.CROSS_PLAY_GAP else "not reached"
+    assert (f"Rope Team cross-play, `search_learned` with the test pool (benchmark_v1, {bench['games_per_cell']} games "
+            f"per cell, both seats): {100 * head['cross']['test']['rate']:.1f}%") in page
+    assert f"a gap of {100 * gap:+.1f} points; target at most 5 -- {verdict}." in page
+    assert "Rook for Two cross-play" not in page  # competitive: no self-play to compare with

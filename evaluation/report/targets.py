@@ -89,13 +89,13 @@ def _cross_play() -> list[str]:
     out = []
     for result in data["games"].values():
         head = result["headline"]
-        if "self" not in head:
+        if not head.get("self"):  # a competitive game (Rook) has no self-play, nor a cross-play target
             continue
         gap = head["gap"]["test"]
         verdict = "reached" if gap <= CROSS_PLAY_GAP else "not reached"
         levels = "; ".join(f"{name} {100 * s['test']['rate']:.1f}% of {s['test']['games']} (self-play "
                            f"{100 * s['self']['rate']:.1f}% of {s['self']['games']})"
-                           for name, s in result["settings"].items())
+                           for name, s in head["settings"].items())
         worst = head["worst"]
         out.append(f"- {result['title']} cross-play, `search_learned` with the test pool (benchmark_v1, "
                    f"{data['games_per_cell']} games per cell, both seats): {_pct(head['cross']['test'])} of "
