@@ -13,12 +13,12 @@ import json
 
 from .model import RESULTS, Section, load_result
 
-# Issue 28's targets. Best agent: win rate (Rook: single rounds won against each opponent).
-BEST = {"rope_team": {"normal": 0.97, "hard": 0.90, "expert": 0.85},
-        "summit_rush": {"normal": 0.85, "hard": 0.65},
-        "rook": {"heuristic": 0.65, "search": 0.55}}
-LEARNED = {"rope_team": {"normal": 0.93, "hard": 0.84, "expert": 0.78},
-           "summit_rush": {"normal": 0.78, "hard": 0.55}}
+# Issue 28's targets, win rates per level: (the best agent, `learned`).
+LEVEL_TARGETS = {"rope_team": {"normal": (0.97, 0.93), "hard": (0.90, 0.84), "expert": (0.85, 0.78)},
+                 "summit_rush": {"normal": (0.85, 0.78), "hard": (0.65, 0.55)}}
+BEST = {game: {level: best for level, (best, _) in levels.items()} for game, levels in LEVEL_TARGETS.items()}
+BEST["rook"] = {"heuristic": 0.65, "search": 0.55}  # single rounds won against each opponent
+LEARNED = {game: {level: mine for level, (_, mine) in levels.items()} for game, levels in LEVEL_TARGETS.items()}
 CROSS_PLAY_GAP = 0.05  # the best agent with the test pool: at most this far below its self-play
 MIN_DEALS = 1000  # every search figure on at least this many deals (Rook: rounds) per level
 
