@@ -75,7 +75,7 @@ def _rope_team(rows: dict) -> list[str]:
             line += (f" Of its {lost} losses on the study's {mine['games']} deals, `search_learned` (a search over "
                      f"this policy's own moves, with its probabilities as the partner model) wins {pair['only_this']}: "
                      "those were lost to the policy's choice of card, not to the cards; the other "
-                     f"{lost - pair['only_this']} it loses too (its losses by cause above).")
+                     f"{lost - pair['only_this']} it loses too (its losses by cause: the Rope Team section).")
         out.append(line)
     return out
 
