@@ -74,9 +74,9 @@ def test_the_targets_block_states_the_committed_figures_and_verdicts():
 
 def test_a_target_between_the_interval_and_the_point_is_not_called_reached():
     cell = {"rate": 0.66, "low": 0.60, "high": 0.71}
-    assert targets._verdict(cell, 0.65) == "reached by the point estimate only"
-    assert targets._verdict(cell, 0.59) == "reached"
-    assert targets._verdict(cell, 0.67) == "not reached"
+    assert targets.verdict(cell, 0.65) == "reached by the point estimate only"
+    assert targets.verdict(cell, 0.59) == "reached"
+    assert targets.verdict(cell, 0.67) == "not reached"
 
 
 def test_figures_on_fewer_deals_than_the_issue_asks_say_so():

@@ -17,7 +17,8 @@ missing result file leaves the section as it was, with a note.
 from __future__ import annotations
 
 from .model import Row, Section, load_result
-from .targets import BEST
+from .targets import BEST, verdict
+from .targets import rate_text as _rate
 
 # Issue 11's targets (win rates of the search team; Rook: single rounds against the heuristic).
 TARGETS = {("rope_team", "normal"): 0.95, ("rope_team", "hard"): 0.85, ("rope_team", "expert"): 0.75,
@@ -29,10 +30,6 @@ SOURCES = {"search+search": "search", "simple+simple": "simple (search deals)", 
 
 def _source(label: str) -> str:
     return SOURCES.get(label, label.replace("+", " + "))
-
-
-def _rate(cell: dict) -> str:
-    return f"{100 * cell['rate']:.1f}% [{100 * cell['low']:.1f}, {100 * cell['high']:.1f}]"
 
 
 def _diff(cell: dict) -> str:
@@ -232,8 +229,7 @@ def rope_team_learned(out: Section) -> list[str]:
         if name in BEST["rope_team"]:
             target = BEST["rope_team"][name]
             verdicts.append(f"{name} {_rate(team)} of {team['games']} against {100 * target:.0f}% -- "
-                            + ("reached" if team["low"] >= target else "reached by the point estimate only"
-                               if team["rate"] >= target else "not reached"))
+                            + verdict(team, target))
     matched = [(name, lvl["teams"]["search_matched+search_matched"]) for name, lvl in data["levels"].items()
                if "search_matched+search_matched" in lvl["teams"]]
     if matched:
@@ -535,11 +531,10 @@ def rook_learned(out: Section) -> list[str]:
     for opponent, target in BEST["rook"].items():
         cell = matches.get(f"search_learned vs {opponent}")
         if cell:
-            verdict = "reached" if cell["low"] >= target else (
-                "reached by the point estimate only" if cell["rate"] >= target else "not reached")
+            said = verdict(cell, target)
             causes = ", ".join(f"{n} {cause}" for cause, n in cell.get("losses", {}).items())
             targets.append(f"`search_learned` vs {opponent} {_rate(cell)} of {cell['rounds']} rounds, target "
-                           f"{100 * target:.0f}% -- {verdict}" + (f" (its lost rounds: {causes}; it won the bid in "
+                           f"{100 * target:.0f}% -- {said}" + (f" (its lost rounds: {causes}; it won the bid in "
                                                                  f"{cell['first_won_bid']} rounds and made "
                                                                  f"{cell['first_bid_made']})" if causes else ""))
     return [

@@ -25,11 +25,13 @@ MIN_DEALS = 1000  # every search figure on at least this many deals (Rook: round
 TITLE = "## The agents against issue 28's targets"
 
 
-def _pct(cell: dict) -> str:
+def rate_text(cell: dict) -> str:
+    """A rate with its 95 % interval, in percent (the report's search blocks use it too)."""
     return f"{100 * cell['rate']:.1f}% [{100 * cell['low']:.1f}, {100 * cell['high']:.1f}]"
 
 
-def _verdict(cell: dict, target: float) -> str:
+def verdict(cell: dict, target: float) -> str:
+    """A target is reached only when the whole interval is above it."""
     if cell["low"] >= target:
         return "reached"
     return "reached by the point estimate only" if cell["rate"] >= target else "not reached"
@@ -37,6 +39,15 @@ def _verdict(cell: dict, target: float) -> str:
 
 def _deals_note(n: int) -> str:
     return "" if n >= MIN_DEALS else f" (fewer than the issue's {MIN_DEALS:,})"
+
+
+def _best_line(what: str, cell: dict, units: str, ms: float, target: float) -> tuple[str, str]:
+    """The line of one search figure against its target (``cell``: rate, interval and ``units`` played), and the
+    verdict, so the caller adds where the losses come from when it is not reached."""
+    n = cell[units]
+    said = verdict(cell, target)
+    return (f"- {what}: {rate_text(cell)} of {n} {units}{_deals_note(n)}, {ms:.0f} ms per decision; target "
+            f"{100 * target:.0f}% -- {said}.", said)
 
 
 def _rope_team(rows: dict) -> list[str]:
@@ -50,11 +61,9 @@ def _rope_team(rows: dict) -> list[str]:
             out.append(f"- Rope Team {level}: `search_learned` not measured.")
             continue
         team = entry["teams"]["search_learned+search_learned"]
-        verdict = _verdict(team, target)
-        line = (f"- Rope Team {level}, `search_learned` (the best agent measured): {_pct(team)} of {team['games']} "
-                f"deals{_deals_note(team['games'])}, {team['compute']['mean_ms']:.0f} ms per decision; target "
-                f"{100 * target:.0f}% -- {verdict}.")
-        if verdict != "reached":
+        line, said = _best_line(f"Rope Team {level}, `search_learned` (the best agent measured)",
+                                {**team, "deals": team["games"]}, "deals", team["compute"]["mean_ms"], target)
+        if said != "reached":
             counts = entry["loss_causes"]["counts"]
             line += (f" Its {team['games'] - team['wins']} losses by cause (each replayed with both seats told "
                      "their partner's hand): " + ", ".join(
@@ -65,10 +74,10 @@ def _rope_team(rows: dict) -> list[str]:
         row = rows.get(("rope_team", level, "learned"))
         if row is None:
             continue
-        line = (f"- Rope Team {level}, `learned`: {_pct(row)} of {row['games']:,} (the report's games); target "
-                f"{100 * target:.0f}% -- {_verdict(row, target)}.")
+        line = (f"- Rope Team {level}, `learned`: {rate_text(row)} of {row['games']:,} (the report's games); target "
+                f"{100 * target:.0f}% -- {verdict(row, target)}.")
         entry = data["levels"].get(level)
-        if _verdict(row, target) != "reached" and entry:
+        if verdict(row, target) != "reached" and entry:
             pair = entry["teams"]["search_learned+search_learned"]["minus_learned"]
             mine = entry["teams"]["learned+learned"]
             lost = mine["games"] - mine["wins"]
@@ -92,16 +101,16 @@ def _cross_play() -> list[str]:
         if not head.get("self"):  # a competitive game (Rook) has no self-play, nor a cross-play target
             continue
         gap = head["gap"]["test"]
-        verdict = "reached" if gap <= CROSS_PLAY_GAP else "not reached"
+        said = "reached" if gap <= CROSS_PLAY_GAP else "not reached"
         levels = "; ".join(f"{name} {100 * s['test']['rate']:.1f}% of {s['test']['games']} (self-play "
                            f"{100 * s['self']['rate']:.1f}% of {s['self']['games']})"
                            for name, s in head["settings"].items())
         worst = head["worst"]
         out.append(f"- {result['title']} cross-play, `search_learned` with the test pool (benchmark_v1, "
-                   f"{data['games_per_cell']} games per cell, both seats): {_pct(head['cross']['test'])} of "
-                   f"{head['cross']['test']['games']} against {_pct(head['self'])} of {head['self']['games']} in "
+                   f"{data['games_per_cell']} games per cell, both seats): {rate_text(head['cross']['test'])} of "
+                   f"{head['cross']['test']['games']} against {rate_text(head['self'])} of {head['self']['games']} in "
                    f"self-play on the same deals, a gap of {100 * gap:+.1f} points; target at most "
-                   f"{100 * CROSS_PLAY_GAP:.0f} -- {verdict}. By level: {levels}. Worst partner: "
+                   f"{100 * CROSS_PLAY_GAP:.0f} -- {said}. By level: {levels}. Worst partner: "
                    f"{worst['partner']} ({worst['part']}) {100 * worst['rate']:.1f}%.")
     return out
 
@@ -115,11 +124,9 @@ def _summit_rush(rows: dict) -> list[str]:
             out.append(f"- Summit Rush {level}: `search_learned` not measured.")
             continue
         c = entry["cells"]["search_learned"]
-        verdict = _verdict(c, target)
-        line = (f"- Summit Rush {level} (timed, silent), `search_learned`: {_pct(c)} of {c['games']} "
-                f"deals{_deals_note(c['games'])}, {c['ms_per_decision']:.0f} ms per decision; target "
-                f"{100 * target:.0f}% -- {verdict}.")
-        if verdict != "reached":
+        line, said = _best_line(f"Summit Rush {level} (timed, silent), `search_learned`", {**c, "deals": c["games"]},
+                                "deals", c["ms_per_decision"], target)
+        if said != "reached":
             src = c["loss_sources"]
             line += (f" Its {c['games'] - c['wins']} losses: {c['losses'].get('stuck', 0)} stuck, "
                      f"{c['losses'].get('time', 0)} on time; told the true deal the same search wins "
@@ -129,14 +136,14 @@ def _summit_rush(rows: dict) -> list[str]:
         if old:
             vs = old["search_learned_minus_search"]
             line += (f" The old search (simple blueprint, {old['ms_per_decision']:.0f} ms) on the same first "
-                     f"{old['games']} deals: {_pct(old)}; `search_learned` minus it {100 * vs['difference']:+.1f} "
+                     f"{old['games']} deals: {rate_text(old)}; `search_learned` minus it {100 * vs['difference']:+.1f} "
                      f"[{100 * vs['low']:+.1f}, {100 * vs['high']:+.1f}] points.")
         out.append(line)
     for level, target in LEARNED["summit_rush"].items():
         row = rows.get(("summit_rush", level, "learned"))
         if row is not None:
-            out.append(f"- Summit Rush {level}, `learned`: {_pct(row)} of {row['games']:,} (the report's games); "
-                       f"target {100 * target:.0f}% -- {_verdict(row, target)}.")
+            out.append(f"- Summit Rush {level}, `learned`: {rate_text(row)} of {row['games']:,} (the report's games); "
+                       f"target {100 * target:.0f}% -- {verdict(row, target)}.")
     out.append("- Summit Rush talking levels: `search_learned` searches the silent game's moves and was not measured "
                "with calls; the talking results of the other agents are in the Summit Rush section.")
     return out
@@ -155,11 +162,9 @@ def _rook() -> list[str]:
             if not cell:
                 out.append(f"- Rook for Two vs {opponent}: `{agent}` not measured.")
                 continue
-            verdict = _verdict(cell, target)
-            line = (f"- Rook for Two, single rounds against `{opponent}`, `{agent}`: {_pct(cell)} of "
-                    f"{cell['rounds']} rounds{_deals_note(cell['rounds'])}, {cell['ms_per_decision_first']:.0f} ms "
-                    f"per decision; target {100 * target:.0f}% -- {verdict}.")
-            if verdict != "reached" and cell.get("losses"):
+            line, said = _best_line(f"Rook for Two, single rounds against `{opponent}`, `{agent}`", cell, "rounds",
+                                    cell["ms_per_decision_first"], target)
+            if said != "reached" and cell.get("losses"):
                 line += (" Its lost rounds: " + ", ".join(f"{n} {cause}" for cause, n in cell["losses"].items())
                          + f"; it won the bid in {cell['first_won_bid']} rounds and made {cell['first_bid_made']}.")
             out.append(line)
@@ -195,7 +200,7 @@ def _tried() -> list[str]:
     if matched:
         out.append("- Rope Team: the old search given `search_learned`'s compute (what more CPU buys without the "
                    "learned blueprint): " + "; ".join(
-                       f"{name} {_pct(c)} of {c['games']} at {c['compute']['mean_ms']:.0f} ms, "
+                       f"{name} {rate_text(c)} of {c['games']} at {c['compute']['mean_ms']:.0f} ms, "
                        f"{-100 * c['minus_search_learned']['difference']:+.1f} points for `search_learned`"
                        for name, c in matched) + ".")
     rook = load_result("rook_learned_search") or {}
@@ -203,13 +208,13 @@ def _tried() -> list[str]:
         vs = rook.get("paired", {}).get(f"{m.split(' vs ')[0]} minus search_learned vs {m.split(' vs ')[1]}")
         if m.startswith("search{") and vs:
             out.append(f"- Rook: the old search given about `search_learned`'s compute (`{m}`, "
-                       f"{c['ms_per_decision_first']:.0f} ms per decision): {_pct(c)} of {c['rounds']} rounds; "
+                       f"{c['ms_per_decision_first']:.0f} ms per decision): {rate_text(c)} of {c['rounds']} rounds; "
                        f"`search_learned` minus it {-100 * vs['difference']:+.1f} [{-100 * vs['high']:+.1f}, "
                        f"{-100 * vs['low']:+.1f}] points on the {vs['rounds']} rounds both played.")
     variants = [(m, c) for m, c in rook.get("matches", {}).items() if m.startswith("search_learned{")]
     if variants:
         out.append("- Rook variants of `search_learned` (on fewer rounds, not the agent): " + "; ".join(
-            f"`{m}` {_pct(c)} of {c['rounds']}" for m, c in variants) + ".")
+            f"`{m}` {rate_text(c)} of {c['rounds']}" for m, c in variants) + ".")
     dev = load_result("summit_rush_search_learned_dev")
     if dev:
         out.append(f"- Summit Rush search settings tried on dev deals: {len(dev['by_settings'])} settings, in the "
