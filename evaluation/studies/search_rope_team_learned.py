@@ -70,10 +70,9 @@ SEARCH = "search_learned"
 SELF_PLAY = ((SEARCH,), ("learned",), ("simple",))
 CROSS = ((SEARCH, "learned"), ("learned", SEARCH))
 TOLD = "told:" + SEARCH  # the search team's lost deals replayed, each seat told its partner's hand (a diagnostic)
-# The old search (the simple strategy as blueprint and partner model) given search_learned's compute: 8x its default
-# worlds and ~11x its rollouts cost 62-66 ms per decision on Hard and Expert (4 deals each, 2048 worlds / 4096
-# rollouts; 1024 / 2048 cost 32-34 ms), search_learned's mean being 64. What the same CPU buys without the learned
-# blueprint (issue 28, item 4).
+# The old search (the simple strategy as blueprint and partner model) given about search_learned's compute: 8x its
+# default worlds and ~11x its rollouts, chosen by timing a few held-out deals; both teams' measured CPU per decision
+# is in the summary (``compute``). What the same CPU buys without the learned blueprint (issue 28, item 4).
 MATCHED = "search_matched"
 MATCHED_BUDGET = {"worlds": 2048, "rollouts": 4096}
 BUDGETS = {SEARCH: LEARNED_BUDGET, MATCHED: MATCHED_BUDGET}
