@@ -11,7 +11,7 @@ from .partners import rope_team as rope_partners
 from .random_agent import RandomAgent
 from .rook_heuristic import RookHeuristic
 from .rook_learned_search import RookLearnedSearch
-from .rook_search import RookSearch
+from .rook_search import WIDE_BUDGET, RookSearch
 from .rope_team_belief import RopeTeamBeliefSearch
 from .rope_team_search import LEARNED_BUDGET, RopeTeamSearch
 from .rope_team_simple import RopeTeamSimple
@@ -90,6 +90,8 @@ AGENTS: dict[str, dict[str, Callable]] = {
     "simple_careless": {"rope_team_v0": rope_partners.Careless},
     # Rook's search at the no-peeking tests' small budget: about 20 times the heuristic's time, not 250 (pools).
     "search_small": {"rook_v0": lambda seed: RookSearch(seed=seed, worlds=2, bid_worlds=3, tries=4)},
+    # Rook's strongest measured agent: the search with many more worlds (WIDE_BUDGET, under 100 ms a decision).
+    "search_wide": {"rook_v0": lambda seed: RookSearch(seed=seed, **WIDE_BUDGET)},
     # Search on the learned blueprint (issue 28): one line per game, so each game's branch adds its own.
     "heuristic_bold": {"rook_v0": rook_partners.Bold},
     "heuristic_timid": {"rook_v0": rook_partners.Timid},
@@ -126,6 +128,8 @@ DESCRIPTIONS = {
     "simple_trusting": "Rope Team's simple strategy, valuing a lead by the partner's best reply alone",
     "simple_wary": "Rope Team's simple strategy, valuing a lead by the mean of the partner's possible replies",
     "simple_careless": "a deliberately weak Rope Team partner: the simple strategy with a third of its cards random",
+    "search_wide": f"Rook's search with {WIDE_BUDGET['worlds']} worlds a card and {WIDE_BUDGET['bid_worlds']} a bid, "
+                   "Rook's strongest measured agent",
     "search_small": "Rook's search with a small budget (2 worlds a card, 3 a bid, 4 tries): a cheap opponent",
     "heuristic_bold": "Rook's heuristic player, bidding up to its whole estimate of its points",
     "heuristic_timid": "Rook's heuristic player, stopping its bids 25 points short of its estimate",

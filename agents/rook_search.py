@@ -97,6 +97,11 @@ _RANK = tuple(c % 13 for c in range(N_CARDS))
 _SUIT_ROOK = tuple(SUIT_MASKS[s] | ROOK_BIT for s in range(4))
 _KEEP = tuple(tuple(row) for row in KEEP.tolist())  # the rollout policy's worth of holding each card, by trumps
 
+# The budget of the registry's ``search_wide``: the same search with about 17 times the worlds, still under issue
+# 28's 100 ms of CPU per decision (evaluation/results/rook_learned_search.json records its time). Rook's rollouts
+# are cheap, so more worlds buy more than a learned blueprint does there (the same file pairs them).
+WIDE_BUDGET = {"worlds": 200, "bid_worlds": 400}
+
 
 def _discard_order(hand: int, legal: int, trumps: int) -> list[int]:
     """Legal discards, cheapest first: non-trumps before trumps, low ranks and short suits first."""

@@ -34,6 +34,21 @@ def test_the_table_follows_the_results():
     assert headline.readme_with_table(README, changed) != README
 
 
+def test_the_caption_names_rooks_best_agent_only_when_it_is_not_the_columns():
+    changed = copy.deepcopy(RESULTS)
+    rows = [r for r in changed["rows"] if r["game"] == "rook" and r["setting"] == headline.STUDY]
+    mine = next(r for r in rows if r["source"] == "search_learned vs heuristic")
+    wide = next((r for r in rows if r["source"] == "search_wide vs heuristic"), None)
+    if wide is None:
+        wide = {**mine, "source": "search_wide vs heuristic"}
+        changed["rows"].append(wide)
+    wide.update(rate=mine["rate"] + 0.05, games=1234)
+    said = f"Rook's is `search_wide`, the search with more worlds: {100 * wide['rate']:.1f}% of 1,234 single rounds"
+    assert said in " ".join(headline.table(changed).split())
+    wide["rate"] = mine["rate"] - 0.01
+    assert "Rook's is" not in headline.table(changed)
+
+
 def test_the_markers_are_required():
     with pytest.raises(ValueError, match="results"):
         headline.readme_with_table(README.replace(headline.END, ""), RESULTS)

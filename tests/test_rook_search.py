@@ -54,6 +54,19 @@ def test_registered_for_rook_and_follows_the_agent_protocol():
     assert not hasattr(agent, "env") and not hasattr(agent, "state")
 
 
+def test_search_wide_is_the_search_with_the_wide_budget():
+    """The registry's ``search_wide`` is the study's measured agent: the same search, only more worlds."""
+    from cardzoo.agents.rook_search import WIDE_BUDGET
+
+    agent = make_agent("search_wide", "rook_v0", seed=3)
+    default = make_agent("search", "rook_v0", seed=3)
+    assert type(agent) is RookSearch
+    assert (agent.worlds, agent.bid_worlds) == (WIDE_BUDGET["worlds"], WIDE_BUDGET["bid_worlds"])
+    assert (agent.worlds, agent.bid_worlds) == (200, 400)  # the budget the committed study measured
+    assert (agent.tries, agent.discard_candidates, agent.objective) == (default.tries, default.discard_candidates,
+                                                                        default.objective)
+
+
 def test_act_and_act_bits_agree_and_every_phase_is_played():
     phases = set()
     for s, before, _agent, bits, legal, action in _games(range(4), **SMALL):

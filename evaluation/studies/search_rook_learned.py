@@ -6,8 +6,9 @@ player in ``player_0`` then in ``player_1``, the agents seeded as the report's r
 (``agent_seed(deal, seat)``) -- the report's deals and seeding (``search_rook.py`` and ``cardzoo evaluate`` use the
 same). A round is won by the player whose total gained more. The matches (``--matches``, first player ``vs``
 second) default to ``search_learned``, ``learned`` and ``search`` each against the heuristic, the first two
-against ``search``, and ``search_learned`` with the learned opponent model and with the blueprint's bids against
-the heuristic. An agent is a registry name, optionally with options as JSON for a search agent's variant
+against ``search``, ``search_learned`` with the learned opponent model and with the blueprint's bids against
+the heuristic, and ``search_wide`` (the old search with more worlds: what ``search_learned``'s compute buys it)
+against both. An agent is a registry name, optionally with options as JSON for a search agent's variant
 (``search_learned{"opponent_model": "learned"}``).
 
 Rows go to a JSONL file, one per round, appended as they are played: a stopped run keeps them, and the same command
@@ -22,7 +23,10 @@ shared machine)::
 
 The committed file holds the deals the session had time for (``deals`` of each match in the JSON); the same
 command continues it. The rows of ``learned`` and ``search`` of deals 0-35 were played by the first run (the file
-``rook_learned_search_first.jsonl`` holds that run's first ``search_learned``).
+``rook_learned_search_first.jsonl`` holds that run's first ``search_learned``). ``search_wide``'s first rows were
+played as ``search{"worlds": 200, "bid_worlds": 400}`` (the same agent, before the registry named it) and renamed;
+the commands keep the spelling they were run with. Matches were run in two processes at once, the second with
+``--rounds``/``--summary`` on a copy whose new rows were then appended here.
 
 Writes ``evaluation/results/rook_learned_search.jsonl`` (rounds), ``rook_learned_search.json`` (figures) and
 ``rook_learned_search.png`` (win rates with intervals).
@@ -54,7 +58,7 @@ from ..stats import paired, wilson  # noqa: E402
 NAME = "rook_learned_search"
 MATCHES = ("search_learned vs heuristic", "learned vs heuristic", "search vs heuristic",
            "search_learned vs search", "learned vs search", 'search_learned{"opponent_model": "learned"} vs heuristic',
-           'search_learned{"bids": "blueprint"} vs heuristic')
+           'search_learned{"bids": "blueprint"} vs heuristic', "search_wide vs heuristic", "search_wide vs search")
 
 
 @dataclass
