@@ -94,3 +94,16 @@ def test_the_targets_block_states_the_benchmarks_cross_play_gap():
             f"per cell, both seats): {100 * head['cross']['test']['rate']:.1f}%") in page
     assert f"a gap of {100 * gap:+.1f} points; target at most 5 -- {verdict}." in page
     assert "Rook for Two cross-play" not in page  # competitive: no self-play to compare with
+
+
+def test_a_talking_level_takes_the_silent_figure_only_when_every_checked_deal_was_the_same_game():
+    cell = {"games": 1000, "wins": 700, "rate": 0.70, "low": 0.67, "high": 0.73, "ms_per_decision": 40.0}
+    check = {"deals": 200, "same_game": 200, "wins": 150, "rate": 0.75, "low": 0.69, "high": 0.80}
+    data = {"levels": {"normal": {"cells": {"search_learned": cell}, "talking": check}}}
+    same, hard = targets._summit_rush_talking(data)
+    assert "70.0% [67.0, 73.0] of 1000 deals" in same and "all 200 deals" in same and "not reached" in same
+    assert "hard (timed, talking), `search_learned`: not measured." in hard
+    data["levels"]["normal"]["talking"] = {**check, "same_game": 199}
+    differs = targets._summit_rush_talking(data)[0]
+    assert "75.0% [69.0, 80.0] of 200 deals (fewer than the issue's 1,000)" in differs
+    assert "1 of them not as the silent game" in differs

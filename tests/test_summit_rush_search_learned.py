@@ -221,3 +221,39 @@ def test_the_old_search_is_paired_on_the_deals_both_played():
     cmp = old["search_learned_minus_search"]
     assert cmp["only_this"] == sum(m and not w for m, w in zip((True, False, results[2] != "W"), was, strict=True))
     assert cmp["only_this"] - cmp["only_other"] == pytest.approx(3 * cmp["difference"])
+
+
+def test_a_search_learned_team_plays_the_talking_game_as_the_silent_one():
+    """It says nothing, so two of them hear nothing: the talking game is the silent game move for move (the study
+    reports the talking levels from that, checked on the report's deals by ``--talking``)."""
+    logs = []
+    for talk in (False, True):
+        summit_rush_search._MEMO.clear()
+        team = [make_agent("search_learned", "summit_rush_v0", seed=i) for i in range(2)]
+        for agent in team:
+            agent.worlds, agent.z = 4, 0.0  # deviating often: the check covers the search's moves, not only learned's
+        logs.append(play({"level": "hard", "talk": talk}, 5, team))
+        assert sum(a.deviations for a in team) > 0
+    (silent, silent_end), (spoken, spoken_end) = logs
+    assert spoken == silent  # a silent move keeps its action number in the talking game
+    assert {k: spoken_end[k] for k in ("outcome", "ticks", "score")} == {k: silent_end[k] for k in
+                                                                          ("outcome", "ticks", "score")}
+
+
+def test_the_talking_check_flags_a_deal_whose_game_differs():
+    from cardzoo.evaluation.studies.search_learned_summit_rush import summarise
+
+    config = {"worlds": 32}
+    game = {"outcome": "win", "ticks": 40, "score": 3, "collisions": 1}
+    silent = [{"level": "hard", "seed": s, "settings": config,
+               **{t: {**game, "decisions": 80, "cpu": 1.0, "max_ms": 9.0, "searches": 10, "rollouts": 99,
+                      "deviations": 1} if t == "search_learned" else game for t in ("search_learned", "learned",
+                                                                                    "simple")}}
+              for s in range(3)]
+    talking = [{"level": "hard", "seed": 0, "settings": config, **game},
+               {"level": "hard", "seed": 1, "settings": config, **game, "ticks": 41},  # one tick longer
+               {"level": "hard", "seed": 2, "settings": config, **game, "outcome": "stuck"},
+               {"level": "hard", "seed": 2, "settings": {"worlds": 8}, **game}]  # another setting: not read
+    check = summarise(silent, config, talking)["levels"]["hard"]["talking"]
+    assert (check["deals"], check["same_game"], check["different"]) == (3, 1, [1, 2])
+    assert (check["wins"], check["silent_wins"]) == (2, 3)

@@ -16,6 +16,8 @@ missing result file leaves the section as it was, with a note.
 
 from __future__ import annotations
 
+import itertools
+
 from .model import Row, Section, load_result
 from .targets import BEST, verdict
 from .targets import rate_text as _rate
@@ -428,6 +430,13 @@ def summit_rush_learned(out: Section) -> list[str]:
                                         f"decision, `search_learned` minus it "
                                         f"{_vs({'vs_search': o['search_learned_minus_search']}, 'search')}"
                                         for level, o in old) + "."]
+    spoken = [(level, d["talking"]) for level, d in data["levels"].items() if d.get("talking")]
+    if spoken:
+        lines += ["", "Talking levels: `search_learned` says nothing, so two of them hear nothing. Each level's first "
+                  "deals played talking (the study's `--talking`, `summit_rush_search_learned_talking.jsonl`) against "
+                  "its silent games: " + "; ".join(
+                      f"{level} {t['same_game']} of {t['deals']} the same game (outcome, ticks, score), "
+                      f"{t['wins']} won talking, {t['silent_wins']} silent" for level, t in spoken) + "."]
     for level, d in data["levels"].items():
         c, target = d["cells"]["search_learned"], d.get("target")
         if target is None or c["low"] >= target:
@@ -510,6 +519,8 @@ def rook(out: Section) -> list[str]:
 def rook_learned(out: Section) -> list[str]:
     """The search on the learned blueprint (``search_learned``), paired with ``learned`` and ``search`` on the same
     deals, from ``evaluation/results/rook_learned_search.json``."""
+    from cardzoo.agents.rook_search import WIDE_BUDGET
+
     data = load_result("rook_learned_search")
     if data is None:
         return ["", "No results of the search on the learned blueprint are committed "
@@ -528,12 +539,12 @@ def rook_learned(out: Section) -> list[str]:
              f"{p['rounds']} rounds ({p['only_first']} vs {p['only_second']} rounds won by one only, McNemar "
              f"p = {p['p_value']:.2g})" for name, p in data.get("paired", {}).items()]
     targets = []
-    for opponent, target in BEST["rook"].items():
-        cell = matches.get(f"search_learned vs {opponent}")
+    for (opponent, target), agent in itertools.product(BEST["rook"].items(), ("search_learned", "search_wide")):
+        cell = matches.get(f"{agent} vs {opponent}")
         if cell:
             said = verdict(cell, target)
             causes = ", ".join(f"{n} {cause}" for cause, n in cell.get("losses", {}).items())
-            targets.append(f"`search_learned` vs {opponent} {_rate(cell)} of {cell['rounds']} rounds, target "
+            targets.append(f"`{agent}` vs {opponent} {_rate(cell)} of {cell['rounds']} rounds, target "
                            f"{100 * target:.0f}% -- {said}" + (f" (its lost rounds: {causes}; it won the bid in "
                                                                  f"{cell['first_won_bid']} rounds and made "
                                                                  f"{cell['first_bid_made']})" if causes else ""))
@@ -546,6 +557,8 @@ def rook_learned(out: Section) -> list[str]:
         "playing its own moves in the rollouts (the heuristic hers), and worlds weighted by the heuristic's choice "
         "of each card she played, rebuilt in each world, mixed with 5 % uniform. Single rounds on the report's "
         "first deals, each match played with the seats swapped; the other matches on the same deals and seeds.",
+        f"`search_wide`: the search above with {WIDE_BUDGET['worlds']} worlds a card and {WIDE_BUDGET['bid_worlds']} "
+        "a bid, what the old search buys with about `search_learned`'s compute.",
         "",
         *table,
         "",

@@ -144,8 +144,32 @@ def _summit_rush(rows: dict) -> list[str]:
         if row is not None:
             out.append(f"- Summit Rush {level}, `learned`: {rate_text(row)} of {row['games']:,} (the report's games); "
                        f"target {100 * target:.0f}% -- {verdict(row, target)}.")
-    out.append("- Summit Rush talking levels: `search_learned` searches the silent game's moves and was not measured "
-               "with calls; the talking results of the other agents are in the Summit Rush section.")
+    out += _summit_rush_talking(data or {})
+    return out
+
+
+def _summit_rush_talking(data: dict) -> list[str]:
+    """The talking levels: ``search_learned`` says nothing, so a team of two plays its silent game there; the study
+    checks that on the first deals of each level (``talking``), and the silent figure stands for the level only
+    if every checked deal was the same game."""
+    out = []
+    for level, target in BEST["summit_rush"].items():
+        entry = data.get("levels", {}).get(level, {})
+        check, c = entry.get("talking"), entry.get("cells", {}).get("search_learned")
+        if not check or not c:
+            out.append(f"- Summit Rush {level} (timed, talking), `search_learned`: not measured.")
+            continue
+        head = f"- Summit Rush {level} (timed, talking), `search_learned` (it says nothing, and hears nothing from its "
+        if check["same_game"] == check["deals"]:
+            line, _ = _best_line(head + f"partner): its talking games were its silent games on all {check['deals']} "
+                                 "deals played both ways (outcome, ticks, score), so its talking figure is the silent "
+                                 "one", {**c, "deals": c["games"]}, "deals", c["ms_per_decision"], target)
+            line += " Its losses are the silent level's, above."
+        else:
+            line, _ = _best_line(head + f"partner), on the {check['deals']} deals played talking, "
+                                 f"{check['deals'] - check['same_game']} of them not as the silent game",
+                                 check, "deals", c["ms_per_decision"], target)
+        out.append(line + " The agents that call: the Summit Rush section.")
     return out
 
 
@@ -154,9 +178,10 @@ def _rook() -> list[str]:
     out = []
     matches = (data or {}).get("matches", {})
     for opponent, target in BEST["rook"].items():
-        # search_learned, and the old search given its compute (a match "search{...} vs <opponent>") where played
-        agents = ["search_learned"] + [m.split(" vs ")[0] for m in matches
-                                       if m.startswith("search{") and m.endswith(f" vs {opponent}")]
+        # search_learned, the old search given its compute (search_wide), and any other budget of it played as a
+        # match "search{...} vs <opponent>"
+        agents = ["search_learned", "search_wide"] + [m.split(" vs ")[0] for m in matches
+                                                      if m.startswith("search{") and m.endswith(f" vs {opponent}")]
         for agent in agents:
             cell = matches.get(f"{agent} vs {opponent}")
             if not cell:

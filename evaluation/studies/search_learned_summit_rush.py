@@ -15,6 +15,12 @@ decisions, ``ms_per_tick`` the team's per tick (a search seat with another partn
 learned policy's matrix products must run on one BLAS thread (``OPENBLAS_NUM_THREADS=1``): with OpenBLAS's threads
 on a loaded 2-core machine the same search cost five times the CPU time.
 
+Talking levels (``--talking N``): ``search_learned`` says nothing, so a team of two hears nothing and should play
+the talking game exactly as the silent one. The first ``N`` deals of each level are played again talking (the search
+team only, rows in ``summit_rush_search_learned_talking.jsonl``) and the summary counts the deals whose outcome,
+ticks, score and collisions equal the silent game's; the report takes the silent figure for the talking level only
+when every checked deal is the same game.
+
 Losses: *stuck* (the stocks ran out, nothing fits) or *time*; each deal the search team loses is played again by a
 *told* team -- the same blueprint and candidates, its only world the true deal (a diagnostic handed the hidden
 cards, not an agent): a deal it wins was lost to the hidden cards, one it loses too to the limits of the
@@ -71,8 +77,8 @@ TEAMS = ("search_learned", "learned", "simple")
 TARGETS = BEST["summit_rush"]  # issue 28's targets for the best agent
 
 
-def make_env(level: str):
-    return summit_rush_v0.parallel_env(level=level, talk=False, illegal_action="raise")
+def make_env(level: str, talk: bool = False):
+    return summit_rush_v0.parallel_env(level=level, talk=talk, illegal_action="raise")
 
 
 def play(env, seed: int, agents: list) -> tuple[dict, list[float]]:
@@ -123,13 +129,17 @@ def _game(info: dict) -> dict:
             "collisions": info.get("conflicts", 0) + info.get("bounced", 0), "ticks": info.get("ticks")}
 
 
+def search_team(config: dict) -> list[SummitRushSearch]:
+    return [SummitRushSearch(worlds=config["worlds"], z=config["z"], blueprint="learned",
+                             blueprint_ticks=config["blueprint_ticks"], wins_only=config.get("wins_only", False))
+            for _ in range(2)]
+
+
 def play_deal(env, level: str, seed: int, config: dict) -> dict:
     row: dict = {"level": level, "seed": seed, "settings": config}
     for team in TEAMS:
         if team == "search_learned":
-            agents = [SummitRushSearch(worlds=config["worlds"], z=config["z"], blueprint="learned",
-                                       blueprint_ticks=config["blueprint_ticks"],
-                                       wins_only=config.get("wins_only", False)) for _ in range(2)]
+            agents = search_team(config)
         else:
             agents = [make_agent(team, "summit_rush_v0") for _ in range(2)]
         info, clock = play(env, seed, agents)
@@ -145,13 +155,39 @@ def play_deal(env, level: str, seed: int, config: dict) -> dict:
     return row
 
 
+def play_talking(env, level: str, seed: int, config: dict) -> dict:
+    """Deal ``seed`` of the talking level (``env``) played by two search seats: the row the silent row of the same
+    deal is checked against (:func:`talking_check`)."""
+    agents = search_team(config)
+    info, clock = play(env, seed, agents)
+    return {"level": level, "seed": seed, "settings": config, **_game(info), "decisions": len(clock),
+            "cpu": sum(clock)}
+
+
+def talking_check(silent: list[dict], talking: list[dict]) -> dict:
+    """``search_learned`` says nothing, so a team of two hears nothing and its talking game should be its silent
+    game: on every deal of ``talking`` (rows of one level and setting), the same outcome, ticks, score and
+    collisions as the silent row of the same deal (``silent``)."""
+    by_seed = {r["seed"]: r["search_learned"] for r in silent}
+    keys = ("outcome", "ticks", "score", "collisions")
+    pairs = [(r, by_seed[r["seed"]]) for r in talking if r["seed"] in by_seed]
+    same = [all(t[k] == q[k] for k in keys) for t, q in pairs]
+    rate = wilson(sum(t["outcome"] == "win" for t, _ in pairs), len(pairs))
+    return {"deals": len(pairs), "same_game": sum(same),
+            "different": [t["seed"] for (t, _), ok in zip(pairs, same, strict=True) if not ok],
+            "wins": rate.wins, "rate": rate.rate, "low": rate.low, "high": rate.high,
+            "silent_wins": sum(q["outcome"] == "win" for _, q in pairs)}
+
+
 def read_rows(path: Path) -> list[dict]:
     if not path.is_file():
         return []
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
-def summarise(rows: list[dict], config: dict) -> dict:
+def summarise(rows: list[dict], config: dict, talking: list[dict] = ()) -> dict:
+    """Per level: each team's wins and losses, the search's cost and loss sources, the pairings; with ``talking``
+    rows (:func:`play_talking`), the talking games checked against the silent ones."""
     out: dict = {"settings": config, "teams": list(TEAMS), "levels": {}}
     for level in dict.fromkeys(r["level"] for r in rows):
         mine = sorted((r for r in rows if r["level"] == level and r["settings"] == config), key=lambda r: r["seed"])
@@ -191,6 +227,9 @@ def summarise(rows: list[dict], config: dict) -> dict:
         old = old_search(level, {r["seed"]: w for r, w in zip(mine, won["search_learned"], strict=True)})
         if old:
             out["levels"][level]["old_search"] = old
+        spoken = [r for r in talking if r["level"] == level and r["settings"] == config]
+        if spoken:
+            out["levels"][level]["talking"] = talking_check(mine, spoken)
     return out
 
 
@@ -284,7 +323,12 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--wins-only", action=argparse.BooleanOptionalAction, default=True,
                    help="the sign test counts only worlds won by one move (search_learned's setting)")
     p.add_argument("--minutes", type=float, default=None, help="stop starting deals after this much CPU time")
+    p.add_argument("--talking", type=int, default=0,
+                   help="also play the first N deals of each level's talking game (the search team only) and check "
+                        "them against the silent games")
     p.add_argument("--jsonl", default=str(RESULTS / "summit_rush_search_learned.jsonl"), help="per-deal rows")
+    p.add_argument("--talking-jsonl", default=str(RESULTS / "summit_rush_search_learned_talking.jsonl"),
+                   help="per-deal rows of the talking games")
     p.add_argument("--out", default=str(RESULTS / "summit_rush_search_learned.json"), help="summary (CSV, PNG beside)")
     p.add_argument("--summary-only", action="store_true", help="rebuild the summary from the JSONL, play nothing")
     p.add_argument("--every-setting", action="store_true",
@@ -315,7 +359,7 @@ def main(argv: list[str] | None = None) -> None:
     if os.environ.get("OPENBLAS_NUM_THREADS") != "1" and not args.summary_only:
         print("warning: OPENBLAS_NUM_THREADS is not 1: the CPU times will count idle BLAS threads", file=sys.stderr)
     config = settings(args)
-    jsonl, out = Path(args.jsonl), Path(args.out)
+    jsonl, out, talking = Path(args.jsonl), Path(args.out), Path(args.talking_jsonl)
     start = time.process_time()
     if not args.summary_only:
         done = {(r["level"], r["seed"]) for r in read_rows(jsonl) if r["settings"] == config}
@@ -330,7 +374,18 @@ def main(argv: list[str] | None = None) -> None:
                     f.write(json.dumps(play_deal(env, level, seed, config)) + "\n")
                     f.flush()
                     progress.update()
-    result = summarise(read_rows(jsonl), config)
+        spoken = {(r["level"], r["seed"]) for r in read_rows(talking) if r["settings"] == config}
+        for level in args.levels if args.talking else ():
+            env = make_env(level, talk=True)
+            todo = [s for s in range(args.start, args.start + args.talking) if (level, s) not in spoken]
+            with Progress(f"{level} talking", len(todo)) as progress, talking.open("a") as f:
+                for seed in todo:
+                    if args.minutes is not None and time.process_time() - start > 60 * args.minutes:
+                        break
+                    f.write(json.dumps(play_talking(env, level, seed, config)) + "\n")
+                    f.flush()
+                    progress.update()
+    result = summarise(read_rows(jsonl), config, read_rows(talking))
     result.update(jsonl=str(jsonl), learned_digest=fingerprint("learned", "summit_rush_v0"),
                   machine=platform.processor() or platform.machine(),
                   blas_threads=os.environ.get("OPENBLAS_NUM_THREADS"))

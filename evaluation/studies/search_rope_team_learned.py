@@ -34,9 +34,11 @@ to 1,000 deals (``--levels normal --cross 0``), went on with Hard and Expert (``
 with ``--rows`` on a copy whose new rows were then appended here) and started Easy (``--levels easy --cross 0``);
 the next session took Hard, Expert and Easy to 1,000 deals (``--levels hard expert easy --cross 0``) and, beside
 it, played the old search at the same compute on Hard and Expert deals 0-299 (``--games 300 --matched 300 --levels
-hard expert --cross 0`` with ``--rows`` on a copy, its new rows appended here). Every level now stands on 1,000
-deals; the cross-play with ``learned`` on 100. The deal counts per level are in the JSON; rerun a command with a
-larger ``--games`` (``--cross``, ``--matched``) to go on.
+hard expert --cross 0`` with ``--rows`` on a copy, its new rows appended here). The session after took the old
+search at the same compute and the cross-play with ``learned`` on Hard and Expert towards 1,000 deals
+(``--matched 1000 --cross 0``, then ``--cross 1000``, one process per level, each with ``--rows`` on a copy whose
+new rows were appended here). The deal counts per level and team are in the JSON; rerun a command with a larger
+``--games`` (``--cross``, ``--matched``) to go on.
 """
 
 from __future__ import annotations
