@@ -338,6 +338,25 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
+def _play_missing(path: Path, levels: list[str], deals: range, talk: bool, play_one, config: dict,
+                  minutes: float | None, start: float) -> None:
+    """Append a row (``play_one(env, level, seed, config)``) to ``path`` for every deal of every level not there yet,
+    until ``minutes`` of CPU time since ``start`` are spent."""
+    done = {(r["level"], r["seed"]) for r in read_rows(path) if r["settings"] == config}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    for level in levels if len(deals) else ():
+        env = make_env(level, talk=talk)
+        todo = [s for s in deals if (level, s) not in done]
+        with Progress(f"{level} {'talking' if talk else 'search_learned'}", len(todo)) as progress, \
+                path.open("a") as f:
+            for seed in todo:
+                if minutes is not None and time.process_time() - start > 60 * minutes:
+                    return
+                f.write(json.dumps(play_one(env, level, seed, config)) + "\n")
+                f.flush()
+                progress.update()
+
+
 def main(argv: list[str] | None = None) -> None:
     args = parser().parse_args(argv)
     if args.report:
@@ -362,29 +381,10 @@ def main(argv: list[str] | None = None) -> None:
     jsonl, out, talking = Path(args.jsonl), Path(args.out), Path(args.talking_jsonl)
     start = time.process_time()
     if not args.summary_only:
-        done = {(r["level"], r["seed"]) for r in read_rows(jsonl) if r["settings"] == config}
-        jsonl.parent.mkdir(parents=True, exist_ok=True)
-        for level in args.levels:
-            env = make_env(level)
-            todo = [s for s in range(args.start, args.start + args.games) if (level, s) not in done]
-            with Progress(f"{level} search_learned", len(todo)) as progress, jsonl.open("a") as f:
-                for seed in todo:
-                    if args.minutes is not None and time.process_time() - start > 60 * args.minutes:
-                        break
-                    f.write(json.dumps(play_deal(env, level, seed, config)) + "\n")
-                    f.flush()
-                    progress.update()
-        spoken = {(r["level"], r["seed"]) for r in read_rows(talking) if r["settings"] == config}
-        for level in args.levels if args.talking else ():
-            env = make_env(level, talk=True)
-            todo = [s for s in range(args.start, args.start + args.talking) if (level, s) not in spoken]
-            with Progress(f"{level} talking", len(todo)) as progress, talking.open("a") as f:
-                for seed in todo:
-                    if args.minutes is not None and time.process_time() - start > 60 * args.minutes:
-                        break
-                    f.write(json.dumps(play_talking(env, level, seed, config)) + "\n")
-                    f.flush()
-                    progress.update()
+        deals = range(args.start, args.start + args.games)
+        _play_missing(jsonl, args.levels, deals, False, play_deal, config, args.minutes, start)
+        deals = range(args.start, args.start + args.talking)
+        _play_missing(talking, args.levels, deals, True, play_talking, config, args.minutes, start)
     result = summarise(read_rows(jsonl), config, read_rows(talking))
     result.update(jsonl=str(jsonl), learned_digest=fingerprint("learned", "summit_rush_v0"),
                   machine=platform.processor() or platform.machine(),
