@@ -4,6 +4,7 @@ would (a real process, so what reaches stderr is what the user sees)."""
 
 from __future__ import annotations
 
+import functools
 import json
 import signal
 import subprocess
@@ -168,8 +169,11 @@ def test_stdout_to_a_full_disk_is_one_line():
 
 
 def test_ctrl_c_is_one_line():
+    # A suite started in the background (``pytest &``) ignores SIGINT and its children inherit that: Ctrl-C is what
+    # is tested, so the child starts with the default.
     process = subprocess.Popen([*CLI, "play", "rope_team", "--seed", "0", "--delay", "1"], stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True)
+                               stderr=subprocess.PIPE, text=True,
+                               preexec_fn=functools.partial(signal.signal, signal.SIGINT, signal.SIG_DFL))
     process.stdout.readline()
     process.send_signal(signal.SIGINT)
     _, error = process.communicate(timeout=60)

@@ -4,6 +4,7 @@ messages, end of input, Ctrl-C), and the saved games replaying to the ending the
 
 from __future__ import annotations
 
+import functools
 import json
 import signal
 import subprocess
@@ -201,7 +202,9 @@ def test_end_of_input_leaves_the_game_unfinished_and_saved(tmp_path):
 def test_ctrl_c_saves_the_game_and_ends_in_one_line(tmp_path):
     process = subprocess.Popen([*CLI, "play", "rook", "--seed", "4", "--agents", "human", "learned", "--data",
                                 str(tmp_path / "data"), "--save", str(tmp_path / "game.json")],
-                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               # SIGINT's default even when the suite runs in the background (which ignores it)
+                               preexec_fn=functools.partial(signal.signal, signal.SIGINT, signal.SIG_DFL))
     process.stdin.write("1\n")
     process.stdin.flush()
     seen = ""
