@@ -67,9 +67,12 @@ def test_the_targets_block_states_the_committed_figures_and_verdicts():
                 f"[{100 * team['low']:.1f}, {100 * team['high']:.1f}] of {team['games']} deals") in page
         assert f"target {100 * target:.0f}% -- {verdict}." in page
     rook = load_result("rook_learned_search")
-    for opponent in targets.BEST["rook"]:
-        cell = rook["matches"][f"search_learned vs {opponent}"]
-        assert f"against `{opponent}`, `search_learned`: {100 * cell['rate']:.1f}%" in page
+    for opponent, target in targets.BEST["rook"].items():
+        for agent in ("search_learned", "search_wide"):  # the blueprint search, and the old one at its compute
+            cell = rook["matches"][f"{agent} vs {opponent}"]
+            assert (f"against `{opponent}`, `{agent}`: {100 * cell['rate']:.1f}% [{100 * cell['low']:.1f}, "
+                    f"{100 * cell['high']:.1f}] of {cell['rounds']} rounds") in page
+            assert f"target {100 * target:.0f}% -- {targets.verdict(cell, target)}" in page
 
 
 def test_a_target_between_the_interval_and_the_point_is_not_called_reached():
@@ -101,6 +104,7 @@ def test_a_talking_level_takes_the_silent_figure_only_when_every_checked_deal_wa
     check = {"deals": 200, "same_game": 200, "wins": 150, "rate": 0.75, "low": 0.69, "high": 0.80}
     data = {"levels": {"normal": {"cells": {"search_learned": cell}, "talking": check}}}
     same, hard = targets._summit_rush_talking(data)
+    assert same.startswith("- Summit Rush normal (timed, talking)")
     assert "70.0% [67.0, 73.0] of 1000 deals" in same and "all 200 deals" in same and "not reached" in same
     assert "hard (timed, talking), `search_learned`: not measured." in hard
     data["levels"]["normal"]["talking"] = {**check, "same_game": 199}

@@ -435,7 +435,7 @@ def summit_rush_learned(out: Section) -> list[str]:
         lines += ["", "Talking levels: `search_learned` says nothing, so two of them hear nothing. Each level's first "
                   "deals played talking (the study's `--talking`, `summit_rush_search_learned_talking.jsonl`) against "
                   "its silent games: " + "; ".join(
-                      f"{level} {t['same_game']} of {t['deals']} the same game (outcome, ticks, score), "
+                      f"{level} {t['same_game']} of {t['deals']} the same game (outcome, ticks, score, collisions), "
                       f"{t['wins']} won talking, {t['silent_wins']} silent" for level, t in spoken) + "."]
     for level, d in data["levels"].items():
         c, target = d["cells"]["search_learned"], d.get("target")

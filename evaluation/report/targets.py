@@ -159,10 +159,11 @@ def _summit_rush_talking(data: dict) -> list[str]:
         if not check or not c:
             out.append(f"- Summit Rush {level} (timed, talking), `search_learned`: not measured.")
             continue
-        head = f"- Summit Rush {level} (timed, talking), `search_learned` (it says nothing, and hears nothing from its "
+        head = f"Summit Rush {level} (timed, talking), `search_learned` (it says nothing, and hears nothing from its "
         if check["same_game"] == check["deals"]:
             line, _ = _best_line(head + f"partner): its talking games were its silent games on all {check['deals']} "
-                                 "deals played both ways (outcome, ticks, score), so its talking figure is the silent "
+                                 "deals played both ways (outcome, ticks, score, "
+                                 "collisions), so its talking figure is the silent "
                                  "one", {**c, "deals": c["games"]}, "deals", c["ms_per_decision"], target)
             line += " Its losses are the silent level's, above."
         else:
