@@ -162,9 +162,8 @@ def _summit_rush_talking(data: dict) -> list[str]:
         head = f"Summit Rush {level} (timed, talking), `search_learned` (it says nothing, and hears nothing from its "
         if check["same_game"] == check["deals"]:
             line, _ = _best_line(head + f"partner): its talking games were its silent games on all {check['deals']} "
-                                 "deals played both ways (outcome, ticks, score, "
-                                 "collisions), so its talking figure is the silent "
-                                 "one", {**c, "deals": c["games"]}, "deals", c["ms_per_decision"], target)
+                                 "deals played both ways (outcome, ticks, score, collisions), so its talking figure "
+                                 "is the silent one", {**c, "deals": c["games"]}, "deals", c["ms_per_decision"], target)
             line += " Its losses are the silent level's, above."
         else:
             line, _ = _best_line(head + f"partner), on the {check['deals']} deals played talking, "
@@ -179,11 +178,7 @@ def _rook() -> list[str]:
     out = []
     matches = (data or {}).get("matches", {})
     for opponent, target in BEST["rook"].items():
-        # search_learned, the old search given its compute (search_wide), and any other budget of it played as a
-        # match "search{...} vs <opponent>"
-        agents = ["search_learned", "search_wide"] + [m.split(" vs ")[0] for m in matches
-                                                      if m.startswith("search{") and m.endswith(f" vs {opponent}")]
-        for agent in agents:
+        for agent in ("search_learned", "search_wide"):  # the blueprint search; the old one given its compute
             cell = matches.get(f"{agent} vs {opponent}")
             if not cell:
                 out.append(f"- Rook for Two vs {opponent}: `{agent}` not measured.")
