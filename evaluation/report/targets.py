@@ -227,14 +227,15 @@ def _tried() -> list[str]:
     rook = load_result("rook_learned_search") or {}
     for m, c in rook.get("matches", {}).items():
         vs = rook.get("paired", {}).get(f"{m.split(' vs ')[0]} minus search_learned vs {m.split(' vs ')[1]}")
-        if m.startswith("search{") and vs:
-            out.append(f"- Rook: the old search given about `search_learned`'s compute (`{m}`, "
+        if m.startswith("search_wide ") and vs:
+            out.append(f"- Rook: the old search given about `search_learned`'s compute (`{m}`, registered as "
+                       f"`search_wide`, its target lines above; "
                        f"{c['ms_per_decision_first']:.0f} ms per decision): {rate_text(c)} of {c['rounds']} rounds; "
                        f"`search_learned` minus it {-100 * vs['difference']:+.1f} [{-100 * vs['high']:+.1f}, "
                        f"{-100 * vs['low']:+.1f}] points on the {vs['rounds']} rounds both played.")
     variants = [(m, c) for m, c in rook.get("matches", {}).items() if m.startswith("search_learned{")]
     if variants:
-        out.append("- Rook variants of `search_learned` (on fewer rounds, not the agent): " + "; ".join(
+        out.append("- Rook variants of `search_learned` (options of the agent, not its defaults): " + "; ".join(
             f"`{m}` {rate_text(c)} of {c['rounds']}" for m, c in variants) + ".")
     dev = load_result("summit_rush_search_learned_dev")
     if dev:
