@@ -35,9 +35,8 @@ with ``--rows`` on a copy whose new rows were then appended here) and started Ea
 the next session took Hard, Expert and Easy to 1,000 deals (``--levels hard expert easy --cross 0``) and, beside
 it, played the old search at the same compute on Hard and Expert deals 0-299 (``--games 300 --matched 300 --levels
 hard expert --cross 0`` with ``--rows`` on a copy, its new rows appended here). The session after took the old
-search at the same compute and the cross-play with ``learned`` on Hard and Expert towards 1,000 deals
-(``--matched 1000 --cross 0``, then ``--cross 1000``, one process per level, each with ``--rows`` on a copy whose
-new rows were appended here). The deal counts per level and team are in the JSON; rerun a command with a larger
+search at the same compute on Hard and Expert to 1,000 deals (``--matched 1000 --cross 0``, one process per level,
+each with ``--rows`` on a copy whose new rows were appended here); the cross-play with ``learned`` stays on 100. The deal counts per level and team are in the JSON; rerun a command with a larger
 ``--games`` (``--cross``, ``--matched``) to go on.
 """
 
