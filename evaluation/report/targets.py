@@ -228,8 +228,7 @@ def _tried() -> list[str]:
     for m, c in rook.get("matches", {}).items():
         vs = rook.get("paired", {}).get(f"{m.split(' vs ')[0]} minus search_learned vs {m.split(' vs ')[1]}")
         if m.startswith("search_wide ") and vs:
-            out.append(f"- Rook: the old search given about `search_learned`'s compute (`{m}`, registered as "
-                       f"`search_wide`, its target lines above; "
+            out.append(f"- Rook: the old search given about `search_learned`'s compute (`{m}`, "
                        f"{c['ms_per_decision_first']:.0f} ms per decision): {rate_text(c)} of {c['rounds']} rounds; "
                        f"`search_learned` minus it {-100 * vs['difference']:+.1f} [{-100 * vs['high']:+.1f}, "
                        f"{-100 * vs['low']:+.1f}] points on the {vs['rounds']} rounds both played.")
