@@ -37,8 +37,8 @@ it, played the old search at the same compute on Hard and Expert deals 0-299 (``
 hard expert --cross 0`` with ``--rows`` on a copy, its new rows appended here). The session after took the old
 search at the same compute on Hard and Expert to 1,000 deals (``--matched 1000 --cross 0``, one process per level,
 each with ``--rows`` on a copy whose new rows were appended here), then the cross-play with ``learned`` on Hard and
-Expert to 1,000 deals the same way (``--cross 1000``). The deal counts per level and team are in the JSON; rerun a command with a larger
-``--games`` (``--cross``, ``--matched``) to go on.
+Expert to 1,000 deals the same way (``--cross 1000``). The deal counts per level and team are in the JSON; rerun a
+command with a larger ``--games`` (``--cross``, ``--matched``) to go on.
 """
 
 from __future__ import annotations
