@@ -17,7 +17,8 @@ saving of games that cannot be written, and the HTTP server's timeouts.
 - **HTTP timeouts** (``serve``): uvicorn's keep-alive timeout, its bound on an incomplete request's size, a cap on
   open connections below the file-descriptor limit, and a header timeout uvicorn lacks (``HeadTimeoutH11``): a
   request must arrive whole within ``header_timeout`` seconds of the connection opening (or of the previous
-  response), else the connection is closed, so half-sent requests cannot pile up.
+  response), else the connection is closed, so half-sent requests cannot pile up; and a cap on one address's open
+  connections (``connections_per_client``), so one client flooding the server leaves room for the others.
 """
 
 from __future__ import annotations
@@ -57,6 +58,10 @@ class Liveness:
     header_timeout: float = 10.0  # a request must arrive whole within this many seconds (serve)
     keep_alive: int = 5  # an idle kept-alive connection is closed after this many seconds (serve)
     max_head_bytes: int = 16 * 1024  # an incomplete request's head at most (serve; uvicorn's h11 bound)
+    # Open connections from one address (serve): beyond, a new one is closed at once, so one client cannot take
+    # the server-wide cap from everyone else. A browser opens about six, plus one events socket per game it shows.
+    # Never more than half the server-wide cap (``connection_cap``), whatever this says; None: no such cap.
+    connections_per_client: int | None = 64
 
 
 class AgentTimeout(CardzooError):
@@ -228,9 +233,10 @@ class Saver:
 
 
 # ---------------------------------------------------------------------------- the HTTP server
-def head_timeout_protocol(header_timeout: float):
+def head_timeout_protocol(header_timeout: float, per_client: int | None = None):
     """uvicorn's h11 protocol with a header timeout: a connection that has not sent a whole request (head and
-    body) ``header_timeout`` seconds after it opened, or after the previous response, is closed."""
+    body) ``header_timeout`` seconds after it opened, or after the previous response, is closed. A connection from
+    an address that already holds ``per_client`` open connections (HTTP or events sockets) is closed at once."""
     import h11
     from uvicorn.protocols.http.h11_impl import H11Protocol
 
@@ -240,7 +246,15 @@ def head_timeout_protocol(header_timeout: float):
             if self.limit_concurrency is not None and len(self.connections) > 2 * self.limit_concurrency:
                 transport.close()  # past the 503s (uvicorn's, at the limit): no file descriptor held any longer
                 return
+            if per_client is not None and self.client and self._from_here() > per_client:
+                transport.close()  # this address holds its share: the others' connections still get through
+                return
             self._arm()
+
+        def _from_here(self) -> int:
+            # uvicorn's connections set holds every open HTTP and WebSocket protocol, each with its peer's address.
+            host = self.client[0]
+            return sum(1 for c in self.connections if (getattr(c, "client", None) or ("",))[0] == host)
 
         def _arm(self) -> None:
             self._disarm()
@@ -295,8 +309,11 @@ def uvicorn_config(app, host: str, port: int, liveness: Liveness | None = None, 
 
     liveness = liveness or Liveness()
     cap = connection_cap()
+    per_client = liveness.connections_per_client
+    per_client = None if per_client is None else min(per_client, cap // 2)
     return uvicorn.Config(app, host=host, port=port, log_level=log_level, **options,
-                          http=head_timeout_protocol(liveness.header_timeout), timeout_keep_alive=liveness.keep_alive,
+                          http=head_timeout_protocol(liveness.header_timeout, per_client),
+                          timeout_keep_alive=liveness.keep_alive,
                           limit_concurrency=cap, backlog=cap, h11_max_incomplete_event_size=liveness.max_head_bytes,
                           timeout_graceful_shutdown=10)
 

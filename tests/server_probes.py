@@ -3,12 +3,15 @@ script for the measurements in the CHANGELOG:
 
     python -m tests.server_probes latency [--games 12] [--agent search] [--seconds 20] [--python PY]
     python -m tests.server_probes half-open [--sockets 1100] [--nofile 1024] [--python PY]
+    python -m tests.server_probes flood [--sockets 1100] [--seconds 20] [--python PY]
 
 ``latency``: the time ``GET /api/catalog`` takes while ``--games`` Summit Rush games with ``--agent`` tick (each
 watched by a page that reads its events), against the bare figure. ``half-open``: ``--sockets`` connections each
 holding half a request, then the time until a normal request is answered, with the server's file-descriptor limit
 set to ``--nofile``. ``--python`` runs the server with another interpreter (another checkout's venv: the "before"
-figures); it is started with ``cardzoo serve`` there."""
+figures); it is started with ``cardzoo serve`` there. ``flood``: one address (127.0.0.2) keeps ``--sockets`` half-sent
+requests open, reopening each the server closes, while another (127.0.0.1) asks for the catalog ten times a second;
+then how many of the other's requests were answered."""
 
 from __future__ import annotations
 
@@ -253,6 +256,65 @@ def half_open(server: Server, sockets: int, wait: float, settle: float = 0.0) ->
     return answered, most, after
 
 
+def flood(server: Server, sockets: int, seconds: float, every: float = 0.1,
+          source: str = "127.0.0.2") -> dict[str, object]:
+    """One address (``source``, another loopback address than the client's) holds ``sockets`` half-sent requests,
+    opening a new one for each the server closes, while this client asks for the catalog every ``every`` seconds
+    for ``seconds``: how many of its requests were answered (200), and how they failed otherwise."""
+    head = f"GET /api/catalog HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\nX-Slow: ".encode()
+    stop = threading.Event()
+    opened = [0]
+
+    def open_one() -> socket.socket:
+        s = socket.socket()
+        s.bind((source, 0))
+        s.setblocking(False)
+        with contextlib.suppress(BlockingIOError, OSError):
+            s.connect(("127.0.0.1", server.port))
+        opened[0] += 1
+        return s
+
+    def attack() -> None:
+        held = [open_one() for _ in range(sockets)]
+        sent = [False] * sockets
+        while not stop.is_set():
+            for i, s in enumerate(held):
+                try:
+                    if not sent[i]:
+                        s.send(head)
+                        sent[i] = True
+                    elif s.recv(1) == b"":
+                        raise ConnectionResetError  # closed by the server: open another
+                except (BlockingIOError, InterruptedError):
+                    continue  # still connecting, or still open and silent
+                except OSError:
+                    s.close()
+                    held[i], sent[i] = open_one(), False
+            stop.wait(0.05)
+        for s in held:
+            s.close()
+
+    attacker = threading.Thread(target=attack, daemon=True)
+    attacker.start()
+    time.sleep(1.0)  # the flood is at full strength before the first request
+    times, failures = [], {}
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        t = time.perf_counter()
+        try:
+            get(server.url + "api/catalog", timeout=5)
+            times.append(time.perf_counter() - t)
+        except urllib.error.HTTPError as err:
+            failures[str(err.code)] = failures.get(str(err.code), 0) + 1
+        except OSError as err:
+            failures[type(err).__name__] = failures.get(type(err).__name__, 0) + 1
+        time.sleep(every)
+    stop.set()
+    attacker.join(timeout=10)
+    return {"answered": len(times), "failed": failures, "flood_connections_opened": opened[0],
+            "answered_in": summary(times) if times else None}
+
+
 def descriptors(server: Server) -> int:
     return len(os.listdir(f"/proc/{server.process.pid}/fd"))
 
@@ -270,7 +332,13 @@ def main() -> None:
     half.add_argument("--nofile", type=int, default=1024)
     half.add_argument("--wait", type=float, default=30.0)
     half.add_argument("--settle", type=float, default=15.0)
-    for p in (lat, half):
+    fl = sub.add_parser("flood")
+    fl.add_argument("--sockets", type=int, default=1100)
+    fl.add_argument("--seconds", type=float, default=20.0)
+    fl.add_argument("--nofile", type=int, default=None, help="the server's file-descriptor limit (default: as is)")
+    fl.add_argument("--no-per-client-cap", action="store_true",
+                    help="Liveness.connections_per_client=None: the server without the per-client cap (the before)")
+    for p in (lat, half, fl):
         p.add_argument("--python", default=sys.executable, help="the server's interpreter (another checkout's venv)")
         p.add_argument("--plain", action="store_true", help="start it with cardzoo serve as it is")
     args = parser.parse_args()
@@ -280,6 +348,11 @@ def main() -> None:
         if args.probe == "latency":
             with running_server(Path(data), args.python, plain=args.plain) as server:
                 print(latency_probe(server, args.games, args.agent, args.seconds, args.pace))
+        elif args.probe == "flood":
+            settings = {"connections_per_client": None} if args.no_per_client_cap else {}
+            with running_server(Path(data), args.python, nofile=args.nofile, plain=args.plain, **settings) as server:
+                print({"sockets": args.sockets, "seconds": args.seconds,
+                       **flood(server, args.sockets, args.seconds)})
         else:
             with running_server(Path(data), args.python, nofile=args.nofile, plain=args.plain) as server:
                 idle = descriptors(server)

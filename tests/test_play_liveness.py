@@ -385,8 +385,9 @@ def test_a_page_that_reads_keeps_its_socket_past_the_header_timeout(real):
 
 def test_half_sent_requests_time_out_and_a_normal_request_is_answered(tmp_path):
     """Twice as many half-sent requests as the server has file descriptors: it never runs out of them, closes the
-    half-sent ones after the header timeout, and answers a normal request."""
-    with probes.running_server(tmp_path, nofile=128, header_timeout=1.0) as srv:
+    half-sent ones after the header timeout, and answers a normal request. (All from one address: the per-client
+    cap is off, so that the header timeout and the server-wide cap are what is tested.)"""
+    with probes.running_server(tmp_path, nofile=128, header_timeout=1.0, connections_per_client=None) as srv:
         idle = probes.descriptors(srv)
         answered, most, after = probes.half_open(srv, 256, wait=8.0, settle=2.5)
         assert answered is not None and answered < 5.0, srv.stderr()[-2000:]
@@ -418,7 +419,25 @@ def test_half_sent_requests_time_out_and_a_normal_request_is_answered(tmp_path):
 def test_without_the_header_timeout_half_sent_requests_hold_the_server(tmp_path):
     """The probe's own check: without a header timeout (planted: an hour) the half-sent requests keep their
     descriptors and the normal request is not answered."""
-    with probes.running_server(tmp_path, nofile=128, header_timeout=3600.0) as srv:
+    with probes.running_server(tmp_path, nofile=128, header_timeout=3600.0, connections_per_client=None) as srv:
         idle = probes.descriptors(srv)
         answered, most, after = probes.half_open(srv, 256, wait=3.0, settle=0.5)
         assert answered is None and after > idle + 20
+
+
+def test_one_address_flooding_the_server_leaves_room_for_another(tmp_path):
+    """Half-sent requests from one address, reopened as the server closes them, past the server-wide cap (1024
+    descriptors: a cap of 128 connections): another address's requests are all answered, for the flooding one holds
+    at most its share of the connections."""
+    with probes.running_server(tmp_path, nofile=1024, header_timeout=1.0, connections_per_client=32) as srv:
+        result = probes.flood(srv, 300, seconds=4.0)
+    assert result["answered"] >= 10 and not result["failed"], result
+    assert result["flood_connections_opened"] > 300, result  # the server did close the flood's extra connections
+
+
+def test_without_the_per_client_cap_one_address_takes_the_server(tmp_path):
+    """The flood probe's own check: with no per-client cap (planted: None) the same flood fills the server-wide cap
+    and the other address is refused (a 503, or its connection closed past twice the cap)."""
+    with probes.running_server(tmp_path, nofile=1024, header_timeout=1.0, connections_per_client=None) as srv:
+        result = probes.flood(srv, 300, seconds=4.0)
+    assert sum(result["failed"].values()) > 2 * result["answered"], result
