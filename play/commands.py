@@ -17,7 +17,6 @@ import argparse
 import ipaddress
 import json
 import re
-import secrets
 import sys
 import time
 from pathlib import Path
@@ -25,6 +24,7 @@ from pathlib import Path
 from cardzoo.envs.common.argtypes import GAMES, CommandError, game, number, writable_file, writable_folder
 from cardzoo.envs.common.argtypes import env_options as _options
 from cardzoo.envs.common.record import make_env, replay, save
+from cardzoo.envs.common.seeding import fresh_seed
 
 
 def play(args: argparse.Namespace) -> None:
@@ -45,12 +45,13 @@ def play(args: argparse.Namespace) -> None:
     env = make_env(args.game, **{"illegal_action": "raise", **options, "render_mode": "ansi"})
     if len(args.agents) > len(env.possible_agents):
         raise CommandError(f"{len(args.agents)} agents for the {len(env.possible_agents)} seats of {args.game}")
+    seed = fresh_seed() if args.seed is None else args.seed
     agents = {}
     for i, agent_id in enumerate(env.possible_agents):
         agent_name = args.agents[i % len(args.agents)]
         # the env, not its name: an agent that reads the options (a language model's text view) gets them
-        agents[agent_id] = make_agent(agent_name, env, seed=None if args.seed is None else args.seed + i, seat=i)
-    env.reset(seed=args.seed)
+        agents[agent_id] = make_agent(agent_name, env, seed=seed + i, seat=i)
+    env.reset(seed=seed)
     print(env.render(), flush=True)
     for agent_id in env.agent_iter():
         obs, _, term, trunc, info = env.last()
@@ -85,7 +86,7 @@ def play_human(args: argparse.Namespace, options: dict) -> None:
     if len(args.agents) > seats:
         raise CommandError(f"{len(args.agents)} agents for the {seats} seats of {args.game}")
     players = [args.agents[i % len(args.agents)] for i in range(seats)]
-    seed = secrets.randbelow(2**31) if args.seed is None else args.seed
+    seed = fresh_seed() if args.seed is None else args.seed
     table = Table.open(args.game, options, players, seed)
     try:
         Terminal(table).run()

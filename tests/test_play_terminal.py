@@ -316,3 +316,17 @@ def test_every_registered_game_has_its_rules_and_legend():
     assert len(texts) == len(GAMES) >= 3
     assert all("\nLegend\n" in text and max(map(len, text.splitlines())) <= 118 for text in texts.values())
     assert len(set(texts.values())) == len(texts)
+
+
+def test_a_game_given_no_seed_is_dealt_from_a_64_bit_seed(tmp_path):
+    """No --seed: the terminal deals from fresh_seed's 64 bits, as the server does (below 2**40 by chance once in
+    16 million games; a 31-bit seed always is), and the saved game replays from it."""
+    person = play(tmp_path / "person", ["rope_team", "--agents", "human", "learned"], ["1"])
+    [entry] = saved(tmp_path / "person")
+    agents = subprocess.run([*CLI, "play", "rope_team", "--agents", "simple", "simple", "--save",
+                             str(tmp_path / "alone.json")], capture_output=True, text=True, timeout=120)
+    alone = json.loads((tmp_path / "alone.json").read_text())
+    assert person.returncode == 0 and agents.returncode == 0, (person.stderr, agents.stderr)
+    for record in (entry["record"], alone):
+        assert record["seed"] >= 2**40, record["seed"]
+    assert replay(alone).terminations  # the agents' game replays whole from that seed

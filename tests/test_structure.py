@@ -349,3 +349,38 @@ def test_each_import_guard_sees_a_planted_violation(tmp_path, path, line, guard)
     (tmp_path / path).write_text((ROOT / path).read_text() + "\n" + line + "\n")
     assert not guard(import_graph(ROOT)), "the tree itself must be clean"
     assert guard(import_graph(tmp_path)), f"{line!r} in {path} was not seen"
+
+
+# ----------------------------------------------------------------------------- one place draws fresh seeds
+FRESH_SEED_CALLS = {("secrets", "randbelow"), ("secrets", "randbits"), ("secrets", "token_bytes"),
+                    ("random", "SystemRandom"), ("os", "urandom")}
+
+
+def fresh_seed_draws(root: Path = ROOT) -> list[str]:
+    """Where outside ``envs/common/seeding.py`` code draws OS randomness (``secrets.randbelow``, ``os.urandom``,
+    ...), as ``file:line``: a seed drawn somewhere else than ``fresh_seed`` (the play server's tokens are not
+    seeds: ``secrets.token_urlsafe`` and ``compare_digest`` are not counted)."""
+    found = []
+    for folder in FOLDERS:
+        for path in sorted((root / folder).rglob("*.py")):
+            if path.relative_to(root).as_posix() == "envs/common/seeding.py":
+                continue
+            for node in ast.walk(ast.parse(path.read_text(), str(path))):
+                if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+                        and (node.value.id, node.attr) in FRESH_SEED_CALLS):
+                    found.append(f"{path.relative_to(root)}:{node.lineno}")
+    return found
+
+
+def test_fresh_seeds_are_drawn_in_one_place():
+    found = fresh_seed_draws()
+    assert not found, (f"OS randomness drawn in {', '.join(found)}: draw a game seed with "
+                       "cardzoo.envs.common.seeding.fresh_seed (64 bits, for every command)")
+
+
+def test_the_seed_guard_sees_a_planted_draw(tmp_path):
+    (tmp_path / "play").mkdir()
+    (tmp_path / "play" / "commands.py").write_text("import secrets\nseed = secrets.randbelow(2**31)\n")
+    (tmp_path / "envs" / "common").mkdir(parents=True)
+    (tmp_path / "envs" / "common" / "seeding.py").write_text("import secrets\nx = secrets.randbits(64)\n")
+    assert fresh_seed_draws(tmp_path) == ["play/commands.py:2"]

@@ -1,9 +1,19 @@
 """Random generators: copying one so that a copied game state deals the same later deals without touching the
-original's stream."""
+original's stream; and the one place a command draws a fresh game seed."""
 
 from __future__ import annotations
 
+import secrets
+
 import numpy as np
+
+SEED_BITS = 64
+
+
+def fresh_seed() -> int:
+    """A new game seed for a command that was given none (``cardzoo play``, ``serve``): 64 bits of OS randomness.
+    Fewer bits would let a player who knows the engine find the deal from their own cards by trying every seed."""
+    return secrets.randbits(SEED_BITS)
 
 
 def copy_generator(rng: np.random.Generator) -> np.random.Generator:
