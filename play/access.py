@@ -19,7 +19,6 @@ Refusals are JSON, ``{"error": message}``, and quote at most ``QUOTE`` character
 
 from __future__ import annotations
 
-import ipaddress
 import socket
 import time
 from collections import defaultdict, deque
@@ -29,6 +28,8 @@ from urllib.parse import urlsplit
 from starlette.datastructures import Headers
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from cardzoo.envs.common.addresses import is_loopback
 
 QUOTE = 100  # characters of any input a message quotes
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")  # as a Host header spells them: IPv6 in brackets
@@ -46,21 +47,15 @@ class Limits:
     ws_messages_per_second: float = 10.0  # what a page may send on its events socket (the page itself sends nothing)
     ws_burst: int = 20  # ... in a burst, beyond that rate
     idle_seconds: float = 1800.0  # a game nobody listens to or moves in for this long is no longer "in progress"
+    # A game whose person never moved and that no page listens to is no longer "in progress" this long after it was
+    # made, whatever requests it gets: games made and left (or made to fill the server) are reclaimed soon.
+    untouched_seconds: float = 120.0
 
 
 def quote(value: object) -> str:
     """``repr(value)`` cut to ``QUOTE`` characters: a message never echoes a huge input back."""
     text = repr(value)
     return text if len(text) <= QUOTE else text[: QUOTE - 3] + "..."
-
-
-def is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
 
 
 def allowed_hosts(host: str, extra: list[str] | tuple[str, ...] = ()) -> list[str]:

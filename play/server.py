@@ -35,8 +35,9 @@ has its own table.
 Limits (``create_app(limits=access.Limits(...))``): request bodies (16 KiB: 413, refused unread), games in progress
 per client (remote address; 20) and in all (200), new games per client per minute (30), messages a page sends on
 its events socket (10 a second beyond a burst of 20: closed with 1008). To make room for a new game the server
-forgets finished games first, then games idle for 30 minutes (no page listening, no request); never a game in
-progress.
+forgets finished games first, then games idle for 30 minutes (no page listening, no request) and games made 2
+minutes ago that nobody has moved in or opened a page on (whatever requests they get); never a game in progress. A
+429 or 503 says when to try again, in its message and in ``Retry-After``.
 
 Summit Rush runs in real time here: the server keeps the clock, one tick every ``seconds_per_move`` (by default the
 env's ``seconds_per_action``, 3 s; "practice" is twice as slow), starting when the page connects to the events
@@ -86,6 +87,7 @@ from starlette.middleware.trustedhost import TrustedHostMiddleware
 
 from cardzoo.agents.registry import agent_names
 from cardzoo.envs.common.errors import CardzooError, GameOverError
+from cardzoo.envs.common.seeding import fresh_seed
 from cardzoo.envs.registry import GAMES
 
 from . import records
@@ -132,9 +134,12 @@ def _opens(env: str, options: dict[str, Any], agent: str) -> bool:
 
 
 class ApiError(Exception):
-    def __init__(self, status: int, message: str):
+    """A refusal: its status, its message and, for a refusal that passes, the seconds until it may pass
+    (``Retry-After``)."""
+
+    def __init__(self, status: int, message: str, retry_after: float | None = None):
         super().__init__(message)
-        self.status = status
+        self.status, self.retry_after = status, retry_after
 
 
 class _Body(BaseModel):
@@ -170,7 +175,8 @@ class LiveGame:
         self.seed = table.seed  # kept on the server: the seed gives the deal away, so no view holds it
         self.token = secrets.token_urlsafe(32)  # the person's seat's: handed once to the page that made the game
         self.client, self.replay_of = client, replay_of
-        self.seen = time.monotonic()  # the last request or page for this game (see ``in_progress``)
+        self.seen = self.made = time.monotonic()  # the last request or page for this game (see ``in_progress``)
+        self.touched = False  # the person moved, or a page listened: the game is being played, not only held
         self.seat = table.humans[0]
         self.queued: dict[int, int] = {}
         self.listeners: set[Listener] = set()  # the pages on the events socket, each with its queue
@@ -196,11 +202,23 @@ class LiveGame:
             raise ApiError(403, f"wrong token for game {self.id}: only the page that made the game may play it")
         self.seen = time.monotonic()
 
-    def in_progress(self, idle_seconds: float) -> bool:
-        """Whether the game is being played: not over, and a page listens or the game was used lately."""
+    def in_progress(self, limits: Limits) -> bool:
+        """Whether the game is being played: not over, and a page listens or the game was used lately (one that
+        was never touched, only within ``limits.untouched_seconds`` of being made)."""
+        return self.free_in(limits) != 0.0
+
+    def free_in(self, limits: Limits) -> float | None:
+        """Seconds until the game stops being in progress if nothing happens (0: it is not; None: a page listens,
+        so nobody can tell)."""
         if self.table.over or self.broken or self.abandoned:
-            return False
-        return bool(self.listeners) or time.monotonic() - self.seen < idle_seconds
+            return 0.0
+        if self.listeners:
+            return None
+        now = time.monotonic()
+        left = limits.idle_seconds - (now - self.seen)
+        if not self.touched:
+            left = min(left, limits.untouched_seconds - (now - self.made))
+        return max(0.0, left)
 
     def view(self) -> dict[str, Any]:
         table, seat = self.table, self.seat
@@ -257,12 +275,14 @@ class LiveGame:
             action = body.message * table.env.n_moves + body.action
             table.check(self.seat, action)
             self.queued[self.seat] = action  # the table does not change until the tick: still legal then
+            self.touched = True
             return
         if body.message:
             raise ApiError(400, "only Summit Rush's talking games take a message")
         if table.to_move != self.seat:
             raise ApiError(409, f"it is not your turn: {table.seats[table.to_move]} is to move")
         table.play(self.seat, body.action)
+        self.touched = True
         table.advance()
 
     def settle(self) -> dict[str, Any]:
@@ -326,6 +346,7 @@ class LiveGame:
             self.abandon_timer = None
         listener = Listener(ws, self.settings.queue, self.settings.close_timeout)
         self.listeners.add(listener)
+        self.touched = True
         return listener
 
     def unlisten(self, listener: Listener) -> None:
@@ -438,6 +459,12 @@ class LiveGame:
             self.lock.release()
 
 
+def soonest(games, limits: Limits) -> int | None:
+    """Whole seconds until the first of ``games`` stops being in progress (None: a page listens to each)."""
+    waits = [w for w in (g.free_in(limits) for g in games) if w is not None]
+    return max(1, math.ceil(min(waits))) if waits else None
+
+
 class Games:
     """The games a server holds, by id, within its ``Limits``."""
 
@@ -451,9 +478,9 @@ class Games:
         self.retiring: set[asyncio.Task] = set()
         self.games: dict[str, LiveGame] = {}
         self.limits = limits or Limits()
-        # Deals from 64 bits of OS randomness: a seat's own cards must not narrow the deal down to a search. A server
-        # seed (tests, --seed) makes the sequence repeatable instead.
-        self.rng = random.Random(seed) if seed is not None else random.SystemRandom()
+        # Deals from 64 bits of OS randomness (``fresh_seed``): a seat's own cards must not narrow the deal down to a
+        # search. A server seed (tests, --seed) makes the sequence repeatable instead.
+        self.rng = random.Random(seed) if seed is not None else None
         self.creations = CreationRate(self.limits.creations_per_minute)
 
     def get(self, game_id: str) -> LiveGame:
@@ -471,24 +498,27 @@ class Games:
 
     def admit(self, client: str) -> None:
         """``ApiError`` 429 if ``client`` may not make another game now (too many in progress, or made lately)."""
-        mine = sum(g.client == client and g.in_progress(self.limits.idle_seconds) for g in self.games.values())
-        if mine >= self.limits.games_per_client:
-            raise ApiError(429, f"you have {mine} games in progress, the most this server takes from one client: "
-                                "finish one first")
+        mine = [g for g in self.games.values() if g.client == client and g.in_progress(self.limits)]
+        if len(mine) >= self.limits.games_per_client:
+            wait = soonest(mine, self.limits)
+            raise ApiError(429, f"you have {len(mine)} games in progress, the most this server takes from one "
+                                f"client: finish one first{'' if wait is None else f', or try again in {wait} s'}",
+                           retry_after=wait)
         wait = self.creations.wait(client)
         if wait:
             raise ApiError(429, f"more than {self.limits.creations_per_minute} new games a minute from you: try again "
-                                f"in {math.ceil(wait)} s")
+                                f"in {math.ceil(wait)} s", retry_after=math.ceil(wait))
 
     def make_room(self) -> None:
         """Forget games until one more fits: finished ones first, then idle ones, oldest first; never a game in
         progress (``ApiError`` 503 when every game held is)."""
         while len(self.games) >= self.limits.games:
-            idle = self.limits.idle_seconds
             done = [g for g in self.games.values() if g.table.over or g.broken] or [
-                g for g in self.games.values() if not g.in_progress(idle)]
+                g for g in self.games.values() if not g.in_progress(self.limits)]
             if not done:
-                raise ApiError(503, f"the server is full: {len(self.games)} games in progress; try again later")
+                wait = soonest(self.games.values(), self.limits)
+                raise ApiError(503, f"the server is full: {len(self.games)} games in progress; try again "
+                                    + ("later" if wait is None else f"in {wait} s"), retry_after=wait)
             self.forget(done[0].id)
 
     def __deepcopy__(self, memo):  # one per server: a copy of a game (the leak test's) belongs to the same server
@@ -517,7 +547,8 @@ class Games:
              replay_of: str | None) -> LiveGame:
         """A game dealt, its agents moved up to the person's turn, not yet held (thread-safe)."""
         catalog = CATALOG[spec["game"]]
-        seed = self.rng.getrandbits(64) if seed is None else seed
+        if seed is None:
+            seed = fresh_seed() if self.rng is None else self.rng.getrandbits(64)
         table = Table.open(catalog["env"], catalog["variants"][spec["variant"]], spec["players"], seed,
                            reset_options=reset_options)
         pace = None
@@ -617,7 +648,8 @@ def create_app(data: str | Path = records.DEFAULT_DATA, seed: int | None = None,
 
     @app.exception_handler(ApiError)
     async def api_error(request: Request, err: ApiError):
-        return JSONResponse({"error": str(err)}, status_code=err.status)
+        headers = None if err.retry_after is None else {"Retry-After": str(err.retry_after)}
+        return JSONResponse({"error": str(err)}, status_code=err.status, headers=headers)
 
     @app.exception_handler(AgentTimeout)
     async def agent_timeout(request: Request, err: AgentTimeout):  # the game is stopped (``LiveGame.run``)

@@ -294,6 +294,40 @@ def test_a_game_left_idle_makes_room(tmp_path):
         assert a.get(f"/api/games/{kept['id']}", headers={TOKEN_HEADER: kept["token"]}).status_code == 200
 
 
+def test_games_nobody_moved_in_are_reclaimed_soon_and_the_503_says_when(tmp_path):
+    """Ten clients fill the server with games they never move in (and keep asking about): a new client is told when
+    to come back (message and Retry-After), and gets its game once the untouched games' time is up, not after the
+    30-minute idle time. A game its person moved in stays in progress."""
+    with limited(tmp_path, "10.0.0.1", games=11, untouched_seconds=1.0) as a:
+        played = create(a)
+        step = a.post(f"/api/games/{played['id']}/move", headers={TOKEN_HEADER: played["token"]},
+                      json={"seat": played["seat"], "action": played["legal"][0]["action"]})
+        assert step.status_code == 200, step.text
+        fillers = [create(as_client(a, f"10.0.1.{i}")) for i in range(10)]
+        late = as_client(a, "10.0.2.1")
+        r = late.post("/api/games", json={"game": "rope_team", "agents": ["simple"]})
+        assert r.status_code == 503 and "the server is full: 11 games in progress; try again in 1 s" in r.json()[
+            "error"], r.text
+        assert r.headers["retry-after"] == "1"
+        time.sleep(0.6)
+        for view in fillers:  # requests about a game do not keep an untouched game in progress
+            assert a.get(f"/api/games/{view['id']}", headers={TOKEN_HEADER: view["token"]}).status_code == 200
+        time.sleep(0.5)
+        for _ in range(10):
+            assert create(late)
+        assert a.get(f"/api/games/{played['id']}", headers={TOKEN_HEADER: played["token"]}).status_code == 200
+        gone = [v for v in fillers if a.get(f"/api/games/{v['id']}", headers={TOKEN_HEADER: v["token"]}).status_code
+                == 404]
+        assert len(gone) == 10
+
+
+def test_the_per_client_refusal_says_when_a_game_frees_up(tmp_path):
+    with limited(tmp_path, "10.0.0.1", games_per_client=2, untouched_seconds=50.0) as a:
+        create(a), create(a)
+        r = a.post("/api/games", json={"game": "rook"})
+        assert r.status_code == 429 and "or try again in 50 s" in r.json()["error"] and r.headers["retry-after"] == "50"
+
+
 def reply_to(s: socket.socket) -> str:
     """A whole HTTP reply (headers and the body its Content-Length gives) from a raw socket."""
     data = b""
