@@ -105,3 +105,31 @@ def test_describe_names_a_language_model(tiny):
 
     assert describe(f"hf:{tiny}", "rope_team") == f"hf:{tiny}: a local transformers language model"
     assert describe("llm:m", "rook").endswith("a language model behind an OpenAI-compatible endpoint")
+
+
+def test_a_pickled_checkpoint_is_refused_before_anything_is_loaded(tmp_path, tiny):
+    """A folder whose weights are only ``pytorch_model.bin`` (a pickle: loading it runs what it carries) is refused
+    with an error naming safetensors, and the pickle's code never runs; the same folder with safetensors plays."""
+    import pickle
+    import shutil
+
+    from cardzoo.envs.common.errors import OptionError
+
+    marker = tmp_path / "the pickle ran"
+
+    class Payload:
+        def __reduce__(self):
+            return (open, (str(marker), "w"))
+
+    folder = tmp_path / "pickled"
+    shutil.copytree(tiny, folder)
+    for weights in folder.glob("*.safetensors"):
+        weights.unlink()
+    (folder / "pytorch_model.bin").write_bytes(pickle.dumps(Payload()))
+    with pytest.raises(OptionError, match=r"no safetensors weights .*only pytorch_model.bin \(pickle"):
+        make_agent(f"hf:{folder}", "rope_team", seed=0)
+    assert not marker.exists()
+    (folder / "pytorch_model.bin").unlink()
+    with pytest.raises(OptionError, match="no safetensors weights"):  # and a folder with no weights at all
+        make_agent(f"hf:{folder}", "rope_team", seed=0)
+    assert make_agent(f"hf:{tiny}", "rope_team", seed=0).backend.path == tiny

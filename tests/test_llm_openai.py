@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import json
 import re
+import warnings
 
 import numpy as np
 import pytest
 
 pytest.importorskip("openai")
 
+from cardzoo.agents.llm.openai_chat import KeyInTheClearWarning  # noqa: E402
 from cardzoo.agents.llm.seat import REPLY_CHARS, LanguageSeat, bound_text  # noqa: E402
 from cardzoo.agents.registry import make_agent  # noqa: E402
 from cardzoo.envs import rope_team_v0  # noqa: E402
@@ -27,6 +29,7 @@ SECRET = "sk-test-0123456789-do-not-record"
 def _key(monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", SECRET)
     monkeypatch.delenv("CARDZOO_LLM_BASE_URL", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
 
 
 def first_decision(script, query="", seed=1):
@@ -173,8 +176,12 @@ def test_a_base_url_with_credentials_is_recorded_without_them(monkeypatch):
 
 @pytest.mark.parametrize(("spec", "problem"), [
     ("llm:", "expected llm:NAME"),
-    ("llm:m?temperature=hot", "temperature='hot', expected float >= 0 and <= 2"),
-    ("llm:m?temperature=3", "expected float >= 0 and <= 2"),
+    ("llm:m?temperature=hot", "temperature='hot', expected a finite float >= 0 and <= 2"),
+    ("llm:m?temperature=3", "expected a finite float >= 0 and <= 2"),
+    ("llm:m?temperature=nan", "temperature='nan', expected a finite float"),  # nan passed every comparison
+    ("hf:/x?temperature=NaN", "temperature='NaN', expected a finite float"),
+    ("llm:m?budget=inf", "budget='inf', expected a finite float > 0"),
+    ("llm:m?timeout=-inf", "timeout='-inf'"),
     ("llm:m?max_retries=-1", "max_retries='-1'"),
     ("llm:m?colour=red", "unknown setting 'colour'"),
     ("llm:m?timeout=1&timeout=2", "timeout is given twice"),
@@ -187,6 +194,38 @@ def test_a_base_url_with_credentials_is_recorded_without_them(monkeypatch):
 def test_bad_specs_say_what_is_wrong(spec, problem):
     with pytest.raises(OptionError, match=re.escape(problem)):
         make_agent(spec, "rope_team")
+
+
+@pytest.mark.parametrize(("url", "warned"), [
+    ("http://10.1.2.3:8000/v1", True), ("http://models.example.org/v1", True),
+    ("https://models.example.org/v1", False), ("http://127.0.0.1:8000/v1", False), ("http://localhost:1/v1", False),
+    ("http://[::1]:8000/v1", False),
+])
+def test_a_key_bound_for_plain_http_on_another_machine_is_warned_of_first(monkeypatch, url, warned):
+    """The key goes wherever the spec points: sent in the clear across a network, it is warned of before any request
+    (making the seat sends none), naming the variable and the endpoint but never the key."""
+    monkeypatch.setenv("OPENAI_API_KEY", SECRET)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        make_agent(f"llm:m?base_url={url}", "rope_team")
+        monkeypatch.delenv("OPENAI_API_KEY")
+        make_agent(f"llm:m?base_url={url}", "rope_team")  # no key, nothing to warn of
+    found = [w for w in caught if issubclass(w.category, KeyInTheClearWarning)]
+    assert len(found) == warned, [str(w.message) for w in caught]
+    if warned:
+        assert "OPENAI_API_KEY" in str(found[0].message) and "plain http" in str(found[0].message)
+        assert SECRET not in str(found[0].message)
+
+
+def test_the_key_warning_covers_the_base_url_from_the_environment(monkeypatch):
+    monkeypatch.setenv("MY_KEY", SECRET)
+    monkeypatch.setenv("CARDZOO_LLM_BASE_URL", "http://192.0.2.7/v1")
+    with pytest.warns(KeyInTheClearWarning, match="MY_KEY will be sent to http://192.0.2.7/v1"):
+        make_agent("llm:m?api_key_env=MY_KEY", "rope_team")
+    monkeypatch.delenv("CARDZOO_LLM_BASE_URL")
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://192.0.2.8/v1")  # the client's own default
+    with pytest.warns(KeyInTheClearWarning, match="192.0.2.8"):
+        make_agent("llm:m?api_key_env=MY_KEY", "rope_team")
 
 
 def test_the_base_url_may_come_from_the_environment(monkeypatch):

@@ -1,6 +1,8 @@
 """A local ``transformers`` causal language model, loaded from a folder on disk (never downloaded).
 
-The folder is what ``save_pretrained`` writes (the model and its tokenizer). The chat is written with the
+The folder is what ``save_pretrained`` writes (the model and its tokenizer), with the weights as safetensors: a
+folder holding only a pickled checkpoint (``pytorch_model.bin``) is refused before anything is loaded, since
+unpickling runs code (``check_weights``). The chat is written with the
 tokenizer's chat template when it has one, else as ``role: content`` lines ending in ``assistant:``. A prompt longer
 than the model's context (``max_position_embeddings`` less ``max_tokens``) keeps its last tokens, and the attempt's
 record says how many were dropped (its ``note``). Greedy decoding at temperature 0 (the
@@ -28,6 +30,21 @@ _LOADED: dict[tuple[str, str], tuple[Any, Any]] = {}
 _LOADING = threading.Lock()
 
 
+PICKLED = (".bin", ".pt", ".pth", ".pkl", ".pickle", ".ckpt")  # torch.save / pickle files: loading one runs code
+
+
+def check_weights(folder: Path, shown: str | Path) -> None:
+    """Refuse a model folder whose weights are not safetensors: a pickled checkpoint (``pytorch_model.bin``) can run
+    any code when it is loaded, and a seat spec may come from anyone (a served table, a shared config)."""
+    if any(folder.glob("*.safetensors")):
+        return
+    pickles = sorted(p.name for p in folder.iterdir() if p.suffix in PICKLED)
+    found = f"only {', '.join(pickles[:3])} (pickle, which can run code when loaded)" if pickles else "none"
+    raise OptionError(f"hf:{shown} has no safetensors weights (*.safetensors), {found}: hf: loads safetensors only, "
+                      "so that no code in a model file runs; save the model with save_pretrained(folder, "
+                      "safe_serialization=True) where you trust it")
+
+
 class LocalChat:
     """Replies from the causal LM saved in ``path``."""
 
@@ -37,6 +54,7 @@ class LocalChat:
         if not (folder / "config.json").is_file():
             raise OptionError(f"hf:{path} is not a folder holding a saved model (config.json, the weights and the "
                               "tokenizer, as save_pretrained writes them); hf: models are never downloaded")
+        check_weights(folder, path)
         self.path, self.temperature, self.max_tokens, self.device = folder, temperature, max_tokens, device
         self.seed, self.calls, self.timeout, self.threads = seed, 0, timeout, threads
         self._model = self._tokenizer = None
@@ -59,7 +77,8 @@ class LocalChat:
                     except ImportError as err:
                         raise ImportError("hf: agents need transformers: pip install -e '.[llm]'") from err
                     tokenizer = AutoTokenizer.from_pretrained(self.path, local_files_only=True)
-                    model = AutoModelForCausalLM.from_pretrained(self.path, local_files_only=True).to(self.device)
+                    model = AutoModelForCausalLM.from_pretrained(self.path, local_files_only=True,
+                                                                 use_safetensors=True).to(self.device)
                     _LOADED[key] = (model.eval(), tokenizer)
             self._model, self._tokenizer = _LOADED[key]
         return self._model, self._tokenizer

@@ -2,7 +2,9 @@
 ``openai`` client.
 
 The key is read from the environment only (``api_key_env``, default ``OPENAI_API_KEY``; a local server that wants
-none gets the placeholder ``"EMPTY"``); it is never an argument, never recorded and never in a ``repr``. The client's
+none gets the placeholder ``"EMPTY"``); it is never an argument, never recorded and never in a ``repr``. It goes to
+whatever endpoint the spec names: before a key is sent over plain http to a host that is not this machine, a
+``KeyInTheClearWarning`` says so (``warn_if_key_in_clear``). The client's
 own retries are off: ``retries`` failed requests (a timeout, a refused connection, HTTP 408/409/429/5xx, a malformed
 response) are tried again here, at once, each one recorded by the seat as part of its decision's time; other HTTP
 errors (400, 401, 403, 404, ...) are not retried. A request waits at most ``timeout`` seconds (less when the seat's
@@ -12,8 +14,11 @@ decision budget has less left).
 from __future__ import annotations
 
 import os
+import warnings
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
+
+from cardzoo.envs.common.addresses import is_loopback
 
 from .seat import BackendError, Reply
 
@@ -30,6 +35,21 @@ def _shown_url(url: str | None) -> str | None:
     return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
 
 
+class KeyInTheClearWarning(UserWarning):
+    """An API key is about to go to an endpoint on another machine over plain http, readable on the way."""
+
+
+def warn_if_key_in_clear(url: str | None, api_key_env: str) -> None:
+    """Warn (before any request) when the key in ``api_key_env`` would go to ``url`` unencrypted on the network:
+    plain ``http://`` to a host that is not this machine. A local server over http is fine; so is any https."""
+    parts = urlsplit(url or "")
+    if parts.scheme == "http" and not is_loopback(parts.hostname or ""):
+        warnings.warn(KeyInTheClearWarning(
+            f"the key in {api_key_env} will be sent to {_shown_url(url)} over plain http, readable by anyone on the "
+            "network between: use https, a local endpoint, or unset the variable (api_key_env=) if that server "
+            "needs no key"), stacklevel=3)
+
+
 class OpenAIChat:
     """Chat completions from ``model`` at ``base_url`` (None: the client's default, ``OPENAI_BASE_URL`` or OpenAI)."""
 
@@ -42,8 +62,10 @@ class OpenAIChat:
         self.model, self.base_url, self.temperature, self.max_tokens = model, base_url, temperature, max_tokens
         self.timeout, self.retries, self.api_key_env = timeout, retries, api_key_env
         self._openai = openai
-        self._client = openai.OpenAI(api_key=os.environ.get(api_key_env) or "EMPTY", base_url=base_url,
-                                     max_retries=0, timeout=timeout)
+        key = os.environ.get(api_key_env)
+        if key:
+            warn_if_key_in_clear(base_url or os.environ.get("OPENAI_BASE_URL"), api_key_env)
+        self._client = openai.OpenAI(api_key=key or "EMPTY", base_url=base_url, max_retries=0, timeout=timeout)
 
     def __repr__(self) -> str:
         return f"OpenAIChat(model={self.model!r}, base_url={_shown_url(self.base_url)!r})"

@@ -21,6 +21,7 @@ everything before the first ``?`` (it may hold colons, as ollama's names do).
 
 from __future__ import annotations
 
+import math
 import os
 import re
 from collections.abc import Callable
@@ -35,10 +36,11 @@ from .seat import LanguageSeat
 def _number(kind: type, low: float, high: float | None = None, above: bool = False) -> Callable[[str], Any]:
     def read(text: str):
         value = kind(text)
-        if (value <= low if above else value < low) or (high is not None and value > high):
+        # nan compares false with everything, so a range check alone would let it through (and inf has no end)
+        if not math.isfinite(value) or (value <= low if above else value < low) or (high is not None and value > high):
             raise ValueError
         return value
-    read.expected = (f"{kind.__name__} {'>' if above else '>='} {low:g}"  # type: ignore[attr-defined]
+    read.expected = (f"a finite {kind.__name__} {'>' if above else '>='} {low:g}"  # type: ignore[attr-defined]
                      + ("" if high is None else f" and <= {high:g}"))
     return read
 
