@@ -253,6 +253,13 @@ def test_garbage_record_and_policy_files(tmp_path, content, record_problem):
         NumpyPolicy(tmp_path / "missing.npz")
 
 
+@pytest.mark.parametrize("source, kind", [([1, 2], r"\[1, 2\] \(list\)"), (None, "None"), (3.5, "3.5"),
+                                          (b"game.json", "bytes")])
+def test_replay_of_something_that_is_not_a_record_names_what_a_record_is(source, kind):
+    with pytest.raises(RecordError, match=f"a record is a dict .* or the path of its JSON file, got .*{kind}"):
+        replay(source)
+
+
 def test_policy_with_unknown_activation_or_missing_weights(tmp_path):
     with np.load(shipped_policy("rope_team")) as data:
         arrays = dict(data)

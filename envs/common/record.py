@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import os
 import warnings
 from pathlib import Path
 from typing import Any
@@ -74,6 +75,9 @@ def load_record(source: dict[str, Any] | str | Path) -> tuple[dict[str, Any], st
     ``reset_options`` and ``kind``)."""
     if isinstance(source, dict):
         record, where = source, "record"
+    elif not isinstance(source, (str, os.PathLike)):
+        raise RecordError(f"a record is a dict (from game_record() or save()) or the path of its JSON file, got "
+                          f"{_kind(source)}")
     else:
         where = f"record file {str(source)!r}"
         try:
