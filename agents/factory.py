@@ -64,7 +64,10 @@ def load_factory(spec: str):
         raise _bad(spec, f"{where} has no attribute {attr!r}")
     if not callable(factory):
         raise _bad(spec, f"{where}.{attr} is a {type(factory).__name__}, not callable")
-    source = inspect.getsourcefile(module) if not inspect.isbuiltin(module) else None
+    try:
+        source = inspect.getsourcefile(module)
+    except TypeError:  # a built-in module (builtins, sys): no source file
+        source = None
     digest = hashlib.sha256(Path(source).read_bytes()).hexdigest() if source and Path(source).is_file() else ""
     return factory, digest
 

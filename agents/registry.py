@@ -225,6 +225,14 @@ def make_agent(name: str, game, seed: int | None = None, seat: int | None = None
     return factory(seed)
 
 
+def is_outside(name: str) -> bool:
+    """Whether a spec names code from outside the project (``module:callable``, ``file.py:callable``), which the
+    benchmark plays in a process of its own (:mod:`cardzoo.agents.isolated`)."""
+    if not isinstance(name, str) or ":" not in name or name in AGENTS or name.endswith(".npz"):
+        return False
+    return name.split(":", 1)[0] not in PREFIXED
+
+
 def describe(name: str, game) -> str:
     """What the agent ``name`` plays in ``game``; for a learned agent, which policy in which setting and the
     fallback (so a fallback's result is never mistaken for a trained policy's)."""

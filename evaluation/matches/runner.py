@@ -21,10 +21,15 @@ that is not an action, ends that game only: its record has ``outcome="error"``, 
 ``error`` (the agent, its seat, the env and the game's seed, and what went wrong), and the other games go on.
 Each record of such a matchup also holds ``cpu`` and ``decisions``: each seat's CPU seconds inside its agent's
 ``act`` and how many times it was called.
+
+Isolated. A matchup with ``isolation`` (the benchmark's) plays each outside agent (``module:callable``) in a worker
+process of its own under those limits (:mod:`cardzoo.agents.isolated`): its failures, a time limit or an exit
+included, end its game as any agent's exception does. Its cache key covers the agent's own source files.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
@@ -42,7 +47,9 @@ from typing import Any
 import numpy as np
 
 from cardzoo.agents.base import BitsAgent
-from cardzoo.agents.registry import make_agent
+from cardzoo.agents.isolated import AgentCrash, IsolatedAgent, Limits, probe
+from cardzoo.agents.registry import is_outside, make_agent
+from cardzoo.agents.seeding import keyed_agent_seed
 from cardzoo.envs.common.errors import IllegalActionWarning
 from cardzoo.envs.common.record import make_env
 from cardzoo.envs.registry import GAMES
@@ -60,18 +67,29 @@ class Matchup:
     agents: tuple[str, ...]
     options: tuple[tuple[str, Any], ...] = field(default=())
     strict: bool = True
+    # Outside agents (module:callable) each in a worker process of their own with these limits (the benchmark's);
+    # None: in this process, as any agent.
+    isolation: Limits | None = None
 
     @staticmethod
-    def of(env: str, agents: Sequence[str], strict: bool = True, **options: Any) -> Matchup:
-        return Matchup(env, tuple(agents), tuple(sorted(options.items())), strict)
+    def of(env: str, agents: Sequence[str], strict: bool = True, isolation: Limits | None = None,
+           **options: Any) -> Matchup:
+        return Matchup(env, tuple(agents), tuple(sorted(options.items())), strict, isolation)
+
+    def isolated(self, spec: str) -> bool:
+        return self.isolation is not None and is_outside(spec)
 
     @property
     def key(self) -> str:
-        """Names the matchup's cached results: env, options, agents and the learned agents' weights."""
+        """Names the matchup's cached results: env, options, agents, the learned agents' weights, and an outside
+        agent's own source files (all it imports of its own, when isolated) and limits."""
         from cardzoo.agents.registry import fingerprint
 
-        versions = [fingerprint(a, self.env) for a in self.agents]
+        versions = [probe(a, self.env, self.isolation).digest if self.isolated(a) else fingerprint(a, self.env)
+                    for a in self.agents]
         parts = [self.env, self.agents, self.options] + ([versions] if any(versions) else [])
+        if any(self.isolated(a) for a in self.agents):
+            parts.append(dataclasses.astuple(self.isolation))
         if self.env in RECORD_VERSIONS:  # records that grew new fields are never read from an older cache
             parts.append(RECORD_VERSIONS[self.env])
         if not self.strict:
@@ -119,6 +137,9 @@ class Guarded:
     def __init__(self, agent, seat: int, n_actions: int):
         self.agent, self.seat, self.n_actions = agent, seat, n_actions
         self.name = getattr(agent, "name", type(agent).__name__)
+        # An isolated agent thinks in another process: its wall time per call (this process's CPU time would be
+        # the pipe's) is what it spends.
+        self.clock = time.perf_counter if isinstance(agent, IsolatedAgent) else time.process_time
         self.cpu = 0.0
         self.decisions = 0
 
@@ -129,21 +150,26 @@ class Guarded:
             return
         try:
             reset(seed=seed)
+        except AgentCrash as err:  # an isolated agent: the message says what happened
+            raise AgentFailure(self.seat, str(err)) from err
         except Exception as err:
             raise AgentFailure(self.seat, f"reset raised {type(err).__name__}: {err}") from err
 
     def _checked(self, call, *args) -> int:
-        start = time.process_time()
+        start = self.clock()
         try:
             action = call(*args)
+        except AgentCrash as err:
+            raise AgentFailure(self.seat, str(err)) from err
         except Exception as err:
-            raise AgentFailure(self.seat, f"act raised {type(err).__name__}: {err}") from err
+            raise AgentFailure(self.seat, f"decision {self.decisions + 1}: act raised {type(err).__name__}: "
+                                          f"{err}") from err
         finally:
-            self.cpu += time.process_time() - start
+            self.cpu += self.clock() - start
             self.decisions += 1
         if _malformed(action, self.n_actions):
-            raise AgentFailure(self.seat, f"act returned {action!r}, not an action (an integer in "
-                                          f"0..{self.n_actions - 1})")
+            raise AgentFailure(self.seat, f"decision {self.decisions}: act returned {action!r}, not an action (an "
+                                          f"integer in 0..{self.n_actions - 1})")
         return int(action)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
@@ -160,8 +186,8 @@ class GuardedBits(Guarded, BitsAgent):
 class _Worker:
     """Env and agents of one process, built once and reset per game."""
 
-    def __init__(self, matchup: Matchup):
-        self.matchup = matchup
+    def __init__(self, matchup: Matchup, seat_key: bytes | None = None):
+        self.matchup, self.seat_key = matchup, seat_key
         self.options = dict(matchup.options)
         if matchup.strict:  # an agent's illegal move is a bug to report, not a game to count as lost
             self.options.setdefault("illegal_action", "raise")
@@ -169,17 +195,25 @@ class _Worker:
             self.options.setdefault("illegal_action", "penalize")
         self.env = make_env(matchup.env, **self.options)
         seats = self.env.possible_agents
-        self.agents = [make_agent(matchup.agents[i % len(matchup.agents)], matchup.env, seat=i)
-                       for i in range(len(seats))]
+        specs = [matchup.agents[i % len(matchup.agents)] for i in range(len(seats))]
+        self.agents = [IsolatedAgent(spec, matchup.env, seat=i, limits=matchup.isolation) if matchup.isolated(spec)
+                       else make_agent(spec, matchup.env, seat=i) for i, spec in enumerate(specs)]
         if not matchup.strict:
             self.agents = [(GuardedBits if isinstance(a, BitsAgent) else Guarded)(a, i, self.env.action_space(s).n)
                            for i, (a, s) in enumerate(zip(self.agents, seats, strict=True))]
         self.fast = FAST_LOOPS.get(matchup.env) if all(isinstance(a, BitsAgent) for a in self.agents) else None
         self.loop = GAME_LOOPS.get(matchup.env, play_env_game)
 
+    def close(self) -> None:
+        for agent in self.agents:
+            inner = getattr(agent, "agent", agent)
+            if isinstance(inner, IsolatedAgent):
+                inner.close()
+
     def _play(self, seed: int) -> dict[str, Any]:
         for seat, agent in enumerate(self.agents):
-            agent.reset(seed=agent_seed(seed, seat))
+            agent.reset(seed=agent_seed(seed, seat) if self.seat_key is None else keyed_agent_seed(self.seat_key,
+                                                                                                  seed, seat))
         if self.fast is not None:
             return self.fast(self.options, self.agents, seed)
         return self.loop(self.env, self.agents, seed)
@@ -288,10 +322,12 @@ def read_chunk(path: Path, seeds: list[int]) -> list[dict[str, Any]] | None:
 _worker: _Worker | None = None
 
 
-def _play_chunk(matchup: Matchup, seeds: list[int]) -> list[dict[str, Any]]:
+def _play_chunk(matchup: Matchup, seeds: list[int], seat_key: bytes | None = None) -> list[dict[str, Any]]:
     global _worker
-    if _worker is None or _worker.matchup != matchup:
-        _worker = _Worker(matchup)
+    if _worker is None or _worker.matchup != matchup or _worker.seat_key != seat_key:
+        if _worker is not None:
+            _worker.close()  # an isolated agent's process ends with its matchup
+        _worker = _Worker(matchup, seat_key)
     return [_worker.play(seed) for seed in seeds]
 
 
@@ -308,40 +344,65 @@ def run(
     chunk: int = 250,
     progress: bool = True,
     executor: Executor | None = None,
+    seeds: Sequence[int] | None = None,
+    seat_key: bytes | None = None,
 ) -> list[dict[str, Any]]:
-    """Play games with seeds ``base_seed .. base_seed + games - 1``; one record per game, in seed order. Chunks
-    run in ``workers`` forked processes, or on ``executor`` if given (e.g. ``ray_backend.RayExecutor``)."""
+    """Play games with seeds ``base_seed .. base_seed + games - 1`` (or the first ``games`` of ``seeds``); one record
+    per game, in seed order. Agents are reset with ``agent_seed`` of the game's seed and seat, or with
+    ``keyed_agent_seed`` under ``seat_key`` (the benchmark's secret). Chunks run in ``workers`` forked processes,
+    or on ``executor`` if given (e.g. ``ray_backend.RayExecutor``)."""
     workers = workers or os.cpu_count() or 1
-    chunks = [list(range(s, min(s + chunk, base_seed + games))) for s in range(base_seed, base_seed + games, chunk)]
+    if seeds is None:
+        seeds = range(base_seed, base_seed + games)
+    seeds = [int(s) for s in seeds[:games]]
+    chunks = [seeds[s:s + chunk] for s in range(0, len(seeds), chunk)]
     folder = Path(cache_dir) / matchup.key if cache_dir else None
+    if folder is not None and seat_key is not None:  # a one-way name: the key itself is never written
+        folder = folder / ("key-" + hashlib.sha256(b"cache:" + seat_key).hexdigest()[:16])
     results: dict[int, list[dict[str, Any]]] = {}
     todo = []
-    for i, seeds in enumerate(chunks):
-        records = read_chunk(folder / _chunk_name(seeds), seeds) if folder else None
+    for i, chunk_seeds in enumerate(chunks):
+        records = read_chunk(folder / _chunk_name(chunk_seeds), chunk_seeds) if folder else None
         if records is None:
             todo.append(i)
         else:
             results[i] = records
-    bar = Progress(matchup.label, games, stream=sys.stderr, enabled=progress,
+    bar = Progress(matchup.label, len(seeds), stream=sys.stderr, enabled=progress,
                    initial=sum(len(chunks[i]) for i in results))
 
     def finish(i: int, records: list[dict[str, Any]]) -> None:
         results[i] = records
         if folder is not None:
-            write_chunk(folder / _chunk_name(chunks[i]), chunks[i], records)
+            path = folder / _chunk_name(chunks[i])
+            try:
+                write_chunk(path, chunks[i], records)
+            except OSError as err:  # a cache that cannot be written costs the resume, not the run
+                warnings.warn(f"evaluation cache chunk {path} could not be written ({err.strerror or err}); the run "
+                              "goes on without it", CacheWarning, stacklevel=2)
         bar.update(len(records))
 
     with bar:
         if executor is None and (workers == 1 or len(todo) <= 1):
-            for i in todo:
-                finish(i, _play_chunk(matchup, chunks[i]))
+            try:
+                for i in todo:
+                    finish(i, _play_chunk(matchup, chunks[i], seat_key))
+            finally:
+                _release()
         else:
             pool = executor or ProcessPoolExecutor(max_workers=workers, mp_context=get_context("fork"))
             try:
-                futures = {pool.submit(_play_chunk, matchup, chunks[i]): i for i in todo}
+                futures = {pool.submit(_play_chunk, matchup, chunks[i], seat_key): i for i in todo}
                 for future in as_completed(futures):
                     finish(futures[future], future.result())
             finally:
                 if executor is None:
                     pool.shutdown()
     return [record for i in range(len(chunks)) for record in results[i]]
+
+
+def _release() -> None:
+    """Ends this process's isolated agents' workers (a run played here leaves none running)."""
+    global _worker
+    if _worker is not None and any(isinstance(getattr(a, "agent", a), IsolatedAgent) for a in _worker.agents):
+        _worker.close()
+        _worker = None
