@@ -1,6 +1,6 @@
-"""``cardzoo benchmark`` and the benchmark_v1 protocol: replays, agents from files, the reserved deals on both sides,
-bad specs, illegal moves by the env's penalty, failing agents named with the game and seed. Tiny pools and budgets:
-the protocol takes the pool as data."""
+"""``cardzoo benchmark`` and its protocol: replays from the deal key, agents from files, the reserved deals on both
+sides, bad specs, illegal moves by the env's penalty, failing agents named with the game and deal. Tiny pools and
+budgets: the protocol takes the pool as data. (Isolation and the broken agents: test_benchmark_isolation.py.)"""
 
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ from cardzoo.evaluation.protocol.results import markdown
 POOLS = {"rope_team": Pool("tiny", ("simple",), ("random",)), "summit_rush": Pool("tiny", ("simple",), ("random",)),
          "rook": Pool("tiny", ("heuristic",), ("random",))}
 RANDOM_AGENT = "cardzoo.evaluation.protocol.template_agent:make_agent"
+KEY = bytes(range(32))  # a fixed deal key: the same deals and agent seeds in every run given it
 
 
 def _without_timing(result: dict) -> dict:
@@ -42,15 +43,20 @@ def _file_agent(tmp_path, body: str, name: str = "my_agent.py") -> str:
 
 def test_the_protocol_replays_identically_from_scratch_from_the_cache_and_on_two_workers(tmp_path):
     args = {"games": ["rope_team", "rook"], "games_per_cell": 6, "pools": POOLS}
-    first = benchmark("learned", **args)
-    cached = benchmark("learned", cache=tmp_path, **args)
-    again = benchmark("learned", cache=tmp_path, workers=2, **args)
+    first = benchmark("learned", deal_key=KEY, **args)
+    cached = benchmark("learned", cache=tmp_path, deal_key=KEY, **args)
+    again = benchmark("learned", cache=tmp_path, workers=2, deal_key=KEY.hex(), **args)  # the key as recorded
     assert _without_timing(first) == _without_timing(cached) == _without_timing(again)
     rope = first["games"]["rope_team"]
-    # self-play and two members in two seats on each of the four levels, all on the benchmark's first deals
+    # self-play and two members in two seats on each of the four levels, all on the key's deals
     assert len(rope["cells"]) == 4 * 5 and {c["games"] for c in rope["cells"]} == {6}
-    assert first["deals"] == {"first_seed": reserved.FIRST, "count": 6}
-    assert rope["digest"].startswith("weights:") and first["protocol"] == "benchmark_v1"
+    assert first["deals"] == {"key": KEY.hex(), "count": 6, "range": [reserved.FIRST, reserved.FIRST + 10**9 - 1]}
+    assert rope["digest"].startswith("weights:") and first["protocol"] == "benchmark_v2"
+    assert first["complete"] and first["failures"] == []
+    # without a key, a fresh one: other deals, and the key that made them recorded
+    fresh = benchmark("learned", **args)
+    assert fresh["deals"]["key"] != KEY.hex() and len(bytes.fromhex(fresh["deals"]["key"])) == 32
+    assert [c["deals"] for c in fresh["games"]["rope_team"]["cells"]] != [c["deals"] for c in rope["cells"]]
     # the headline is the cells' sums: self-play over the levels, each part over its members' both seats
     h = rope["headline"]
     assert h["self"]["wins"] == sum(c["wins"] for c in rope["cells"] if c["kind"] == "self")
@@ -61,21 +67,24 @@ def test_the_protocol_replays_identically_from_scratch_from_the_cache_and_on_two
     assert first["games"]["rook"]["headline"]["self"] is None  # Rook: opponents only
 
 
-def test_a_cell_is_the_games_of_the_reserved_deals():
-    """A cell's per-deal results are the games ``reset(seed=FIRST + i)`` played directly, agents seeded as always."""
-    from cardzoo.agents.seeding import agent_seed
+def test_a_cell_is_the_games_of_the_keyed_deals():
+    """A cell's per-deal results are the games ``reset(seed=s_i)`` of the key's deals played directly, the agents
+    seeded from the key, the deal and the seat."""
+    from cardzoo.agents.seeding import keyed_agent_seed
     from cardzoo.envs.common.record import make_env
     from cardzoo.evaluation.matches.runner import play_env_game
 
-    result = benchmark("random", games=["rope_team"], games_per_cell=12, pools=POOLS)
+    result = benchmark("random", games=["rope_team"], games_per_cell=12, pools=POOLS, deal_key=KEY)
     cell = next(c for c in result["games"]["rope_team"]["cells"] if c["setting"] == "easy" and c["partner"] == "simple"
                 and c["seat"] == 1)
     env = make_env("rope_team_v0", level="easy")
     won = []
-    for seed in reserved.benchmark_seeds(12):
+    deals = reserved.keyed_deals(KEY, 12)
+    assert len(set(deals)) == 12 and all(s in reserved.BENCHMARK for s in deals) and deals != sorted(deals)
+    for seed in deals:
         agents = [make_agent("simple", "rope_team_v0"), make_agent("random", "rope_team_v0")]
         for seat, agent in enumerate(agents):
-            agent.reset(seed=agent_seed(seed, seat))
+            agent.reset(seed=keyed_agent_seed(KEY, seed, seat))
         won.append("W" if play_env_game(env, agents, seed)["outcome"] == "win" else "L")
     assert cell["deals"] == "".join(won) and "W" in won and "L" in won
 
@@ -95,8 +104,9 @@ def test_a_module_callable_agent_from_a_temporary_file_is_scored(tmp_path):
     result = benchmark(spec, games=["rope_team"], games_per_cell=4, pools=POOLS)
     rope = result["games"]["rope_team"]
     assert sum(c["games"] for c in rope["cells"]) == 20 * 4 and rope["headline"]["errors"] == 0
-    source = (tmp_path / "my_agent.py").read_bytes()
-    assert rope["digest"] == "sha256:" + hashlib.sha256(source).hexdigest()
+    path = str((tmp_path / "my_agent.py").resolve())
+    own = hashlib.sha256(path.encode() + b"\0" + (tmp_path / "my_agent.py").read_bytes() + b"\0").hexdigest()
+    assert rope["digest"] == "sha256:" + own  # its worker imported no other code of its own
     # the factory is called afresh for each game with the game, the seat and the seat's seed
     agent = make_agent(spec, "rope_team_v0", seat=1)
     agent.reset(seed=7)
@@ -113,13 +123,13 @@ def test_a_policy_file_is_scored_on_its_game_and_the_others_are_said_to_be_skipp
     from pathlib import Path
 
     path = str(Path(__file__).resolve().parents[1] / "agents" / "policies" / "rope_team_v2.npz")
-    result = benchmark(path, games_per_cell=2, pools=POOLS)
+    result = benchmark(path, games_per_cell=2, pools=POOLS, deal_key=KEY)
     assert list(result["games"]) == ["rope_team"] and set(result["skipped"]) == {"summit_rush", "rook"}
     assert "trained on rope_team_v0, not rook_v0" in result["skipped"]["rook"]
     with open(path, "rb") as f:
         assert result["games"]["rope_team"]["digest"] == "sha256:" + hashlib.sha256(f.read()).hexdigest()
     # the same weights as the registry's learned: the same games
-    learned = benchmark("learned", games=["rope_team"], games_per_cell=2, pools=POOLS)
+    learned = benchmark("learned", games=["rope_team"], games_per_cell=2, pools=POOLS, deal_key=KEY)
     assert [c["deals"] for c in result["games"]["rope_team"]["cells"]] == [
         c["deals"] for c in learned["games"]["rope_team"]["cells"]]
 
@@ -268,12 +278,13 @@ def test_an_illegal_move_loses_by_the_envs_penalty_and_is_counted(tmp_path, monk
 
         spec = "illegal_bits"
         monkeypatch.setitem(AGENTS, spec, {"rope_team_v0": lambda seed: illegal_agents.IllegalBits()})
-    result = benchmark(spec, games=[game], games_per_cell=9, pools=POOLS)
+    result = benchmark(spec, games=[game], games_per_cell=9, pools=POOLS, deal_key=KEY)
     for cell in result["games"][game]["cells"]:
         seats = (0, 1) if cell["kind"] == "self" else (cell["seat"],)
-        from cardzoo.agents.seeding import agent_seed
+        from cardzoo.agents.seeding import keyed_agent_seed
 
-        expected = [any(agent_seed(reserved.FIRST + i, s) % 3 == 0 for s in seats) for i in range(9)]
+        expected = [any(keyed_agent_seed(KEY, seed, s) % 3 == 0 for s in seats)
+                    for seed in reserved.keyed_deals(KEY, 9)]
         assert [d == "I" for d in cell["deals"]] == expected, cell["deals"]
         assert cell["illegal"] == sum(expected) == cell["outcomes"].get("illegal", 0) > 0
         assert cell["errors"] == 0 and cell["wins"] <= 9 - cell["illegal"]
@@ -296,18 +307,24 @@ def test_an_agent_that_raises_or_returns_no_action_is_named_and_the_other_cells_
         def make(game, seat, seed):
             return Flaky(seat, seed)
         """, "flaky.py")
-    result = benchmark(spec, games=["rope_team", "rook"], games_per_cell=4, pools=POOLS)
+    result = benchmark(spec, games=["rope_team", "rook"], games_per_cell=4, pools=POOLS, keep_going=True,
+                       deal_key=KEY)
+    # the seat-0 cells: on each Rope Team level self-play and both partners, and Rook's two opponents
+    assert result["complete"] and len(result["failures"]) == 4 * 3 + 2
     for game, env in (("rope_team", "rope_team_v0"), ("rook", "rook_v0")):
         cells = result["games"][game]["cells"]
         as_first = [c for c in cells if c["seat"] in (0, None)]
         as_second = [c for c in cells if c["seat"] == 1]
         assert all(c["errors"] == c["games"] == 4 and set(c["deals"]) == {"E"} for c in as_first)
         assert all(c["errors"] == 0 and c["games"] == 4 and "E" not in c["deals"] for c in as_second)
+        assert all(c["failed"] for c in as_first) and not any(c["failed"] for c in as_second)
         messages = [e for c in as_first for e in c["error_examples"]]
-        seed = reserved.FIRST
-        assert any(f"{env} game seed {seed}" in m and "player_0" in m and "flaky.py:make" in m
-                   and "RuntimeError: the model server is down" in m for m in messages)
-        assert any("returned '7♠', not an action" in m for m in messages)
+        deals = reserved.keyed_deals(KEY, 4)
+        for m in messages:  # each names the deal (its number and seed), the agent, its seat and the decision
+            number = int(m.split(":")[0].removeprefix("deal "))
+            assert f"{env} game seed {deals[number]}" in m and "player_0" in m and "flaky.py:make" in m
+        assert any("decision 1: act raised RuntimeError: the model server is down" in m for m in messages)
+        assert any("decision 1: act returned '7♠', not an integer action" in m for m in messages)
     text = markdown(result)
     assert "the model server is down" in text
 
@@ -319,5 +336,5 @@ def test_results_are_read_back_and_a_foreign_file_is_refused(tmp_path):
     (tmp_path / "other.json").write_text(json.dumps({"protocol": "benchmark_v0"}))
     from cardzoo.envs.common.errors import RecordError
 
-    with pytest.raises(RecordError, match="other.json: not a benchmark_v1 result"):
+    with pytest.raises(RecordError, match="other.json: not a result of benchmark_v1 or benchmark_v2"):
         read(tmp_path / "other.json")

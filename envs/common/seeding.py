@@ -1,5 +1,5 @@
 """Random generators: copying one so that a copied game state deals the same later deals without touching the
-original's stream; and the one place a command draws a fresh game seed."""
+original's stream; and the one place a command draws a fresh game seed or key."""
 
 from __future__ import annotations
 
@@ -14,6 +14,12 @@ def fresh_seed() -> int:
     """A new game seed for a command that was given none (``cardzoo play``, ``serve``): 64 bits of OS randomness.
     Fewer bits would let a player who knows the engine find the deal from their own cards by trying every seed."""
     return secrets.randbits(SEED_BITS)
+
+
+def fresh_key() -> bytes:
+    """A new secret key (32 bytes of OS randomness): the benchmark's per-run key its deals and agent seeds come
+    from."""
+    return secrets.token_bytes(32)
 
 
 def copy_generator(rng: np.random.Generator) -> np.random.Generator:

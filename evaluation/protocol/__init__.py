@@ -1,10 +1,11 @@
-"""``benchmark_v1``: a fixed protocol that scores anyone's agent on cardzoo's games (``cardzoo benchmark``).
+"""``benchmark_v2``: a fixed protocol that scores anyone's agent on cardzoo's games (``cardzoo benchmark``).
 
 In the cooperative games (Rope Team, Summit Rush) an agent is scored with itself (self-play) and with every member
 of the game's partner pool (cross-play: zero-shot coordination with strangers), in both seats; in Rook, against
 every member of its opponent pool in both seats. Each pool has a dev part (tune on it) and a held-out test part
-(``cardzoo.agents.pools``), reported apart. Every cell plays the same deals from a seed range no training command
-uses (:mod:`.seeds`). Headline numbers per game: the self-play win rate, the mean cross-play win rate over each
+(``cardzoo.agents.pools``), reported apart. Every cell of a run plays the same deals, drawn from the run's secret
+key in a seed range no training command uses (:mod:`.seeds`); outside agents play in worker processes of their
+own under time and memory limits (:mod:`cardzoo.agents.isolated`). Headline numbers per game: the self-play win rate, the mean cross-play win rate over each
 part of the pool (both seats; every member plays the same games, so it is the pooled rate), the gap (self-play
 minus cross-play), the worst partner, paired comparisons with a reference agent on the same deals (McNemar), the
 illegal moves and errors, and the CPU time per decision.

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from .protocol import BUDGETS, VERSION
+from .protocol import BUDGETS
 from .results import file_name, pct, read
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -28,6 +28,13 @@ ORDER = ("rope_team", "summit_rush", "rook")
 def load(folder: str | Path = RESULTS) -> list[dict[str, Any]]:
     """Every result in ``folder`` (``*.json`` written by ``cardzoo benchmark``), by file name."""
     return [read(path) for path in sorted(Path(folder).glob("*.json"))]
+
+
+def _versions(results: Sequence[Mapping[str, Any]]) -> str:
+    """The protocol versions of the results (one, unless the leaderboard is part-way through a new version)."""
+    from .protocol import VERSION
+
+    return " and ".join(sorted({r["protocol"] for r in results})) or VERSION
 
 
 def _games(results: Sequence[Mapping[str, Any]]) -> list[str]:
@@ -155,7 +162,8 @@ def page(results: Sequence[Mapping[str, Any]]) -> str:
 
     lines = ["# Leaderboard", "",
              textwrap.fill(
-                 f"Every entry is scored by the same protocol, [{VERSION}](benchmark.md): the same reserved deals, "
+                 f"Every entry is scored by the same protocol, [{_versions(results)}](benchmark.md): the same "
+                 "reserved deals, "
                  "both seats, every setting, self-play and play with each member of the game's partner pool "
                  "(Rook: opponent pool), the pool's dev part and its held-out test part reported apart. Agents are "
                  "ranked by their win rate with the test pool (zero-shot coordination with strangers). The gap is "
@@ -183,7 +191,7 @@ def readme_table(results: Sequence[Mapping[str, Any]]) -> str:
     usual = counts.most_common(1)[0][0] if counts else 0
     others = ", ".join(f"`{r['agent']}` {r['games_per_cell']:,}" for r in sorted(results, key=lambda r: r["agent"])
                        if r["games_per_cell"] != usual)
-    caption = (f"The {VERSION} benchmark of the shipped agents ([leaderboard](docs/leaderboard.md), "
+    caption = (f"The {_versions(results)} benchmark of the shipped agents ([leaderboard](docs/leaderboard.md), "
                f"[protocol](docs/benchmark.md)): win rates on reserved deals, self-play and with the held-out test "
                "part of each game's partner pool (Rook: opponent pool), both seats, every setting; "
                f"{usual:,} games per cell" + (f" ({others}: slower, a custom budget)." if others else "."))

@@ -1,10 +1,11 @@
-"""``benchmark_v1``: which games, settings, partners, seats and deals make up the benchmark (docs/benchmark.md says
+"""``benchmark_v2``: which games, settings, partners, seats and deals make up the benchmark (docs/benchmark.md says
 the same in words; this module is where it is stated).
 
 A *cell* is one setting, one seat arrangement and ``games`` deals: the agent with itself (self-play, cooperative
 games), the agent in one seat and a pool member in the other (cross-play; an opponent for Rook), for every member
-of the game's pool (``cardzoo.agents.pools``) and both seats. Every cell plays the same deals, the first ``games``
-of the benchmark's reserved range (:mod:`.seeds`), so cells and agents compare deal by deal.
+of the game's pool (``cardzoo.agents.pools``) and both seats. Every cell of a run plays the same deals, ``games``
+drawn inside the benchmark's reserved range from the run's secret key (:mod:`.seeds`), so cells and the reference
+agent compare deal by deal.
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ from typing import Any
 from cardzoo.envs.common.errors import OptionError
 from cardzoo.envs.registry import GAMES
 
-VERSION = "benchmark_v1"
+VERSION = "benchmark_v2"
+READABLE = ("benchmark_v1", VERSION)  # results of these versions are still read (the leaderboard's older entries)
 # Games per cell of each budget. quick: a few minutes on two cores for an agent at numpy speed; full: cells whose
 # Wilson interval is about +-2 points at a 50 % rate.
 BUDGETS = {"quick": 500, "full": 2000}
@@ -43,10 +45,11 @@ def _settings(game: str) -> tuple[Setting, ...]:
         return tuple(Setting(level, (("level", level), ("players", 2), ("talk", True))) for level in GAMES[game].levels)
     if game == "rook":  # single rounds, the unit the trainers and the report use
         return (Setting("single_round", tuple(sorted(GAMES[game].train_options.items()))),)
-    raise OptionError(f"benchmark_v1 has no settings for {game}")
+    raise OptionError(f"{VERSION} has no settings for {game}")
 
 
 SETTINGS: dict[str, tuple[Setting, ...]] = {name: _settings(name) for name in GAMES}
+SETTING_NAMES = {name: tuple(s.name for s in settings) for name, settings in SETTINGS.items()}
 
 
 @dataclass(frozen=True)

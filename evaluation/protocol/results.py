@@ -12,7 +12,7 @@ from typing import Any
 from cardzoo.envs.common.errors import RecordError
 from cardzoo.evaluation.stats import format_p
 
-from .protocol import VERSION
+from .protocol import READABLE
 
 
 def file_name(agent: str) -> str:
@@ -46,10 +46,14 @@ def _paired(p: Mapping[str, Any] | None) -> str:
 def markdown(result: Mapping[str, Any]) -> str:
     """The result's tables: per game its headline, per setting and per pool member (both seats, loss causes)."""
     n = result["games_per_cell"]
-    first = result["deals"]["first_seed"]
+    deals = result["deals"]
+    if "key" in deals:
+        where = f"the deals of the run's key `{deals['key']}`"
+    else:
+        where = f"the deals with seeds {deals['first_seed']}..{deals['first_seed'] + n - 1}"
     lines = [f"# {result['protocol']}: `{result['agent']}`", "",
-             f"cardzoo {result['package']}, budget {result['budget']}: {n:,} games per cell, the deals with seeds "
-             f"{first}..{first + n - 1} in every cell. Agent digest `{result['digest']}`. Win rates with Wilson 95 % "
+             f"cardzoo {result['package']}, budget {result['budget']}: {n:,} games per cell, {where} in every cell. "
+             f"Agent digest `{result['digest']}`. Win rates with Wilson 95 % "
              "intervals; cross-play pools both seats; the gap is self-play minus cross-play; paired comparisons "
              "are on the same deals, seats and partners.", ""]
     if result.get("command"):
@@ -157,6 +161,6 @@ def read(path: str | Path) -> dict[str, Any]:
         data = json.loads(path.read_text())
     except (OSError, ValueError) as err:
         raise RecordError(f"benchmark result {path}: unreadable ({err})") from None
-    if not isinstance(data, dict) or data.get("protocol") != VERSION or not isinstance(data.get("games"), dict):
-        raise RecordError(f"benchmark result {path}: not a {VERSION} result")
+    if not isinstance(data, dict) or data.get("protocol") not in READABLE or not isinstance(data.get("games"), dict):
+        raise RecordError(f"benchmark result {path}: not a result of {' or '.join(READABLE)}")
     return data

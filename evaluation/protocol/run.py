@@ -1,12 +1,21 @@
 """Playing the benchmark: every cell of every game through the evaluation runner, then the result as JSON-ready data.
 
+The deals and every agent's seeds come from the run's secret key (:mod:`.seeds`; a fresh one unless given), which
+the result records once the run is over. An outside agent (``module:callable``) is probed in a worker process of
+its own before any game (a spec that cannot make an agent is refused, naming it) and plays every game in one,
+under the run's :class:`~cardzoo.agents.isolated.Limits` (:mod:`cardzoo.agents.isolated`): it never shares a
+process with the key, the env or another agent.
+
 The runner plays each cell non-strict (``Matchup(strict=False)``): an illegal move loses its game by the env's
-penalty and is counted; an agent that raises or returns something that is not an action loses that game, which
-is named (agent, seat, env, seed) in the cell's ``error_examples``, and every other game and cell is played.
+penalty and is counted; an agent that raises, returns something that is not an action, runs out of time or whose
+process ends loses that game, which is named (agent, seat, env, deal, decision) in the cell's ``error_examples``.
+Such a cell is marked ``failed`` and the result lists it in ``failures``; the run stops after it unless
+``keep_going`` (then every cell is played), and the result says whether it is ``complete``.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 from collections import Counter
@@ -17,15 +26,17 @@ from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
-from cardzoo.agents.registry import fingerprint, make_agent
+from cardzoo.agents.isolated import Limits, probe
+from cardzoo.agents.registry import fingerprint, is_outside, make_agent
 from cardzoo.envs.common.errors import OptionError
+from cardzoo.envs.common.seeding import fresh_key
 from cardzoo.envs.registry import GAMES
 from cardzoo.evaluation.matches.runner import Matchup, run
 from cardzoo.evaluation.stats import Z95, paired, wilson
 
 from . import protocol
-from .protocol import Cell
-from .seeds import FIRST, benchmark_seeds, check_benchmark_seeds
+from .protocol import Cell, Setting
+from .seeds import BENCHMARK, benchmark_seeds, check_benchmark_seeds, keyed_deals, parse_key
 
 ERROR_EXAMPLES = 3  # error messages kept per cell (the count holds them all)
 
@@ -43,10 +54,13 @@ def cell_games(budget: str | None = None, games: int | None = None) -> int:
     return protocol.BUDGETS[budget]
 
 
-def agent_digest(spec: str, game: str) -> str:
-    """What identifies the agent's behaviour in ``game``: a policy file's or a factory's source file's SHA-256, the
-    registry's fingerprint of a learned agent's weights, or the package version of a rule agent."""
+def agent_digest(spec: str, game: str, limits: Limits | None = None) -> str:
+    """What identifies the agent's behaviour in ``game``: a policy file's SHA-256, an outside agent's own source
+    files' (as its worker found them), the registry's fingerprint of a learned agent's weights, or the package
+    version of a rule agent."""
     env = GAMES[game].env_id
+    if is_outside(spec):
+        return "sha256:" + probe(spec, game, limits).digest
     if spec.endswith(".npz"):
         return "sha256:" + hashlib.sha256(Path(spec).read_bytes()).hexdigest()
     mark = fingerprint(spec, env)
@@ -61,10 +75,10 @@ def _chunk(games: int) -> int:
     return min(250, max(5, -(-games // 8)))
 
 
-def _play(matchup: Matchup, games: int, workers: int, cache: Path | None, executor: Executor | None,
-          progress: bool) -> list[dict[str, Any]]:
-    records = run(matchup, games, base_seed=FIRST, workers=workers, cache_dir=cache, chunk=_chunk(games),
-                  progress=progress, executor=executor)
+def _play(matchup: Matchup, deals: list[int], key: bytes, workers: int, cache: Path | None,
+          executor: Executor | None, progress: bool) -> list[dict[str, Any]]:
+    records = run(matchup, len(deals), seeds=deals, seat_key=key, workers=workers, cache_dir=cache,
+                  chunk=_chunk(len(deals)), progress=progress, executor=executor)
     check_benchmark_seeds(r["seed"] for r in records)
     return records
 
@@ -77,20 +91,22 @@ def _code(game: str, record: Mapping[str, Any], cell: Cell, seat: int | None) ->
     return "W" if protocol.won(game, record, seat) else "L"
 
 
-def _cell_result(game: str, cell: Cell, records: list[dict[str, Any]]) -> dict[str, Any]:
+def _cell_result(game: str, cell: Cell, records: list[dict[str, Any]],
+                 deal_of: Mapping[int, int] | None = None) -> dict[str, Any]:
     deals = "".join(_code(game, r, cell, cell.seat) for r in records)
     wins = deals.count("W")
     rate = wilson(wins, len(records))
     seats = protocol.agent_seats(cell)
     cpu = sum(r["cpu"][s] for r in records for s in seats)
     decisions = sum(r["decisions"][s] for r in records for s in seats)
-    errors = [r["error"] for r in records if protocol.error_by_agent(r, cell)]
+    errors = [(f"deal {deal_of[r['seed']]}: " if deal_of else "") + r["error"] for r in records
+              if protocol.error_by_agent(r, cell)]
     return {
         "setting": cell.setting.name, "kind": cell.kind, "partner": cell.other, "part": cell.part, "seat": cell.seat,
         "games": len(records), "wins": wins, "rate": rate.rate, "low": rate.low, "high": rate.high,
         "illegal": deals.count("I"), "errors": len(errors), "error_examples": errors[:ERROR_EXAMPLES],
         "outcomes": dict(sorted(Counter(str(r.get("outcome")) for r in records).items())),
-        "agent_cpu_s": cpu, "agent_decisions": decisions, "deals": deals,
+        "agent_cpu_s": cpu, "agent_decisions": decisions, "deals": deals, "failed": bool(errors),
     }
 
 
@@ -129,6 +145,8 @@ def headline(game: str, cells: Sequence[Mapping[str, Any]], reference: Sequence[
     for part in ("dev", "test"):
         for other in getattr(pool, part):
             mine = [c for c in parts[part] if c["partner"] == other]
+            if not mine:  # a run stopped by a failure before this member's cells
+                continue
             members[other] = {"part": part, **_pooled(mine),
                               "by_seat": [_pooled([c for c in mine if c["seat"] == s])["rate"] for s in (0, 1)],
                               "outcomes": dict(sum((Counter(c["outcomes"]) for c in mine), Counter()))}
@@ -171,17 +189,25 @@ def _pools_of(games: Sequence[str], pools: Mapping[str, Any] | None) -> dict[str
     return {g: pool(g) for g in games}
 
 
-def _playable(agent: str, games: Sequence[str] | None) -> tuple[list[str], dict[str, str]]:
+def _playable(agent: str, games: Sequence[str] | None,
+              limits: Limits | None = None) -> tuple[list[str], dict[str, str]]:
     """The games to benchmark ``agent`` on, and why any registered game is left out. Games named explicitly must
-    all be playable; otherwise a game the agent does not play is skipped, and none at all is an error."""
+    all be playable; otherwise a game the agent does not play (or, an outside agent, does not declare) is skipped,
+    and none at all is an error. An outside agent is probed in its own worker, never imported here."""
     if isinstance(games, str):  # one game named as a string, not its letters
         games = [games]
     chosen = list(GAMES) if games is None else list(dict.fromkeys(_game(g) for g in games))
     playable, skipped = [], {}
     for game in chosen:
         try:
-            for seat in (0, 1):
-                make_agent(agent, GAMES[game].env_id, seat=seat)
+            if is_outside(agent):
+                declared = probe(agent, game, limits).games
+                if declared is not None and game not in declared:
+                    raise OptionError(f"agent spec {agent!r} declares the games {', '.join(declared) or 'none'}, "
+                                      f"not {game}")
+            else:
+                for seat in (0, 1):
+                    make_agent(agent, GAMES[game].env_id, seat=seat)
         except OptionError as err:
             if games is not None:
                 raise
@@ -194,6 +220,30 @@ def _playable(agent: str, games: Sequence[str] | None) -> tuple[list[str], dict[
     return playable, skipped
 
 
+def _chosen_settings(game: str, levels: Sequence[str] | None, games: Sequence[str]) -> tuple[Setting, ...]:
+    every = protocol.SETTINGS[game]
+    if levels is None:
+        return every
+    unknown = [lv for lv in levels if not any(lv in protocol.SETTING_NAMES[g] for g in games)]
+    if unknown:
+        raise OptionError(f"no setting {unknown[0]!r} in " + "; ".join(
+            f"{GAMES[g].title}: {', '.join(protocol.SETTING_NAMES[g])}" for g in games))
+    return tuple(s for s in every if s.name in levels)
+
+
+def _chosen_members(pool, partners: Sequence[str] | None, games: Sequence[str]):
+    if partners is None:
+        return pool
+    from cardzoo.agents.pools import pool as shipped
+
+    known = {m for g in games for m in shipped(g).members()} | set(pool.members())
+    unknown = [p for p in partners if p not in known]
+    if unknown:
+        raise OptionError(f"no partner {unknown[0]!r} in the pools; members: {', '.join(sorted(known))}")
+    return dataclasses.replace(pool, dev=tuple(m for m in pool.dev if m in partners),
+                               test=tuple(m for m in pool.test if m in partners))
+
+
 def _game(name: str) -> str:
     from cardzoo.envs.registry import spec
 
@@ -203,52 +253,82 @@ def _game(name: str) -> str:
 def benchmark(agent: str, games: Sequence[str] | None = None, budget: str = "quick", games_per_cell: int | None = None,
               pools: Mapping[str, Any] | None = None, reference: Mapping[str, str] | None = None,
               workers: int | None = None, cache: str | Path | None = None, executor: Executor | None = None,
-              progress: bool = False, command: str | None = None) -> dict[str, Any]:
-    """Score ``agent`` (a registry name, a ``.npz`` policy file or ``module:callable``) by ``benchmark_v1``: every
+              progress: bool = False, command: str | None = None, deal_key: bytes | str | None = None,
+              limits: Limits | None = None, keep_going: bool = False, levels: Sequence[str] | None = None,
+              partners: Sequence[str] | None = None) -> dict[str, Any]:
+    """Score ``agent`` (a registry name, a ``.npz`` policy file or ``module:callable``) by the protocol: every
     cell of ``games`` (default: every game it plays) on the budget's games per cell (``games_per_cell`` overrides
     it: a custom budget), with ``pools`` (game -> pool; default ``cardzoo.agents.pools``) and the paired
     comparison against ``reference`` (game -> spec; default each game's baseline) on the same deals; ``workers``
     processes (default 1: this one) or ``executor`` (e.g. ``ray_backend.RayExecutor``), finished chunks kept in
-    ``cache``. Returns the result, JSON-ready (:func:`cardzoo.evaluation.protocol.results.write` writes it with its
-    table and chart)."""
+    ``cache``. The deals come from ``deal_key`` (bytes, or the hex a result records; default a fresh secret key);
+    outside agents play in worker processes under ``limits``; a cell where the agent fails stops the run unless
+    ``keep_going`` (module docstring). ``levels`` (setting names) and ``partners`` (pool members) play only those
+    cells: a partial result, which says so (``filters``). Returns the result, JSON-ready
+    (:func:`cardzoo.evaluation.protocol.results.write` writes it with its table and chart)."""
     n = cell_games(budget, games_per_cell)
-    chosen, skipped = _playable(agent, games)
+    key = fresh_key() if deal_key is None else deal_key if isinstance(deal_key, bytes) else parse_key(deal_key)
+    if len(key) != 32:
+        raise OptionError(f"a deal key is 32 bytes, got {len(key)}")
+    limits = limits or Limits()
+    deals = keyed_deals(key, n)
+    deal_of = {seed: i for i, seed in enumerate(deals)}
+    chosen, skipped = _playable(agent, games, limits)
     pools = _pools_of(chosen, pools)
+    settings = {g: _chosen_settings(g, levels, chosen) for g in chosen}
+    for game in [g for g in chosen if not settings[g]]:
+        skipped[game] = f"none of the levels {', '.join(levels)} is one of its settings"
+        chosen.remove(game)
+    if not chosen:
+        raise OptionError(f"no game of {agent!r} has the levels {', '.join(levels)}")
+    pools = {g: _chosen_members(pools[g], partners, chosen) for g in chosen}
     references = {g: (reference or {}).get(g, GAMES[g].baseline) for g in chosen}
     for game in chosen:  # every spec named before any game is played
         for other in (*pools[game].dev, *pools[game].test, references[game]):
-            make_agent(other, GAMES[game].env_id)
+            if is_outside(other):
+                probe(other, game, limits)
+            else:
+                make_agent(other, GAMES[game].env_id)
     cache = Path(cache) if cache else None
     workers = workers or 1
     own_pool = None
     if executor is None and workers > 1:
         own_pool = executor = ProcessPoolExecutor(max_workers=workers, mp_context=get_context("fork"))
+    failures: list[dict[str, Any]] = []
     try:
         out_games = {}
         for game in chosen:
             env = GAMES[game].env_id
             ref = references[game]
             cell_results, ref_results = [], []
-            for cell in protocol.cells(game, pools[game]):
+            for cell in protocol.cells(game, pools[game], settings[game]):
                 options = dict(cell.setting.options)
-                records = _play(Matchup.of(env, cell.agents(agent), strict=False, **options), n, workers, cache,
-                                executor, progress)
-                cell_results.append(_cell_result(game, cell, records))
+                matchup = Matchup.of(env, cell.agents(agent), strict=False, isolation=limits, **options)
+                records = _play(matchup, deals, key, workers, cache, executor, progress)
+                cell_results.append(_cell_result(game, cell, records, deal_of))
                 if ref != agent:
-                    ref_records = _play(Matchup.of(env, cell.agents(ref), strict=False, **options), n, workers, cache,
-                                        executor, progress)
-                    ref_cell = _cell_result(game, cell, ref_records)
+                    ref_matchup = Matchup.of(env, cell.agents(ref), strict=False, isolation=limits, **options)
+                    ref_records = _play(ref_matchup, deals, key, workers, cache, executor, progress)
+                    ref_cell = _cell_result(game, cell, ref_records, deal_of)
                     ref_results.append(ref_cell)
                     cell_results[-1]["reference_wins"] = ref_cell["wins"]
+                if cell_results[-1]["failed"]:
+                    failures.append({"game": game, "cell": cell.name, "setting": cell.setting.name,
+                                     "errors": cell_results[-1]["errors"],
+                                     "first": cell_results[-1]["error_examples"][0]})
+                    if not keep_going:
+                        break
             out_games[game] = {
-                "title": GAMES[game].title, "digest": agent_digest(agent, game),
-                "settings": [{"name": s.name, "options": dict(s.options)} for s in protocol.SETTINGS[game]],
+                "title": GAMES[game].title, "digest": agent_digest(agent, game, limits),
+                "settings": [{"name": s.name, "options": dict(s.options)} for s in settings[game]],
                 "pool": {"version": getattr(pools[game], "version", None), "dev": list(pools[game].dev),
                          "test": list(pools[game].test)},
                 "reference": ref if ref != agent else None,
                 "headline": headline(game, cell_results, ref_results if ref != agent else None, pools[game]),
                 "cells": cell_results,
             }
+            if failures and not keep_going:
+                break
     finally:
         if own_pool is not None:
             own_pool.shutdown()
@@ -257,5 +337,10 @@ def benchmark(agent: str, games: Sequence[str] | None = None, budget: str = "qui
         "protocol": protocol.VERSION, "package": version("cardzoo"), "agent": agent,
         "digest": "sha256:" + hashlib.sha256(digests.encode()).hexdigest(),
         "budget": budget if games_per_cell is None else "custom", "games_per_cell": n,
-        "deals": {"first_seed": FIRST, "count": n}, "command": command, "skipped": skipped, "games": out_games,
+        "deals": {"key": key.hex(), "count": n, "range": [BENCHMARK.start, BENCHMARK.stop - 1]},
+        "limits": {"decision_seconds": limits.decision_seconds, "startup_seconds": limits.startup_seconds,
+                   "memory_mb": limits.memory_mb},
+        "command": command, "skipped": skipped, "games": out_games,
+        "filters": {k: list(v) for k, v in (("levels", levels), ("partners", partners)) if v is not None},
+        "failures": failures, "complete": not failures or keep_going,
     }

@@ -1,6 +1,10 @@
 """The benchmark's deals: a range of game seeds reserved for it, which no training command plays.
 
-Game ``i`` of ``benchmark_v1`` is ``env.reset(seed=FIRST + i)``. Both sides refuse the other's range:
+Game ``i`` of ``benchmark_v2`` is ``env.reset(seed=s_i)`` with ``s_i`` drawn inside the range from the run's secret
+key (:func:`keyed_deals`: HMAC-SHA256 of ``i``), so an agent that knows the range and its own cards cannot find
+its deal among the benchmark's; the key is recorded in the result once the run is over, and a run given the same
+key plays the same deals (``cardzoo benchmark --deal-key``). ``benchmark_v1`` played ``FIRST + i``
+(:func:`benchmark_seeds`). Both sides refuse the other's range:
 
 - the benchmark plays only seeds inside :data:`BENCHMARK` (:func:`check_benchmark_seeds`): everything outside it
   is where training, its held-out evaluation (``EVAL_BASE_SEED`` ...), distillation and the report play;
@@ -13,6 +17,9 @@ farthest, ``seed * 2**45``), and holds 10**9 deals, far more than any budget pla
 """
 
 from __future__ import annotations
+
+import hashlib
+import hmac
 
 from cardzoo.envs.common.errors import OptionError
 
@@ -30,6 +37,34 @@ def benchmark_seeds(games: int) -> list[int]:
     if not 0 < games <= SIZE:
         raise OptionError(f"the benchmark plays 1..{SIZE:,} deals per cell, not {games}")
     return list(range(FIRST, FIRST + games))
+
+
+def keyed_deals(key: bytes, games: int) -> list[int]:
+    """The seeds of a run's ``games`` deals under its secret ``key``: distinct, inside the reserved range."""
+    benchmark_seeds(games)  # the count's check
+    out: list[int] = []
+    seen: set[int] = set()
+    i = 0
+    while len(out) < games:
+        mac = hmac.new(key, f"deal:{i}".encode(), hashlib.sha256).digest()
+        seed = FIRST + int.from_bytes(mac[:8], "big") % SIZE
+        if seed not in seen:  # a repeat (about once in 10**9 / games² runs) is drawn again
+            seen.add(seed)
+            out.append(seed)
+        i += 1
+    return out
+
+
+def parse_key(text: str) -> bytes:
+    """A deal key as the result records it (64 hex digits)."""
+    try:
+        key = bytes.fromhex(text)
+    except (TypeError, ValueError):
+        key = b""
+    if len(key) != 32:
+        raise OptionError(f"a deal key is 64 hex digits (as a benchmark result's deals.key records it), got "
+                          f"{str(text)[:80]!r}")
+    return key
 
 
 def check_benchmark_seeds(seeds) -> None:

@@ -2,12 +2,16 @@
 
 The spec ``file.py:callable`` (or ``package.module:callable`` for an importable module) names a factory. The
 benchmark calls it afresh for every game, with the game's name ("rope_team", "summit_rush" or "rook"), the seat
-the agent plays (0 is ``player_0``) and a seed (derived from the deal and the seat, so a replay gets the same one),
-and plays the object it returns: ``act(observation, action_mask)`` must return an int whose mask entry is 1.
+the agent plays (0 is ``player_0``) and a seed (drawn from the run's deal key, the deal and the seat, so a replay
+with the key gets the same one), and plays the object it returns, in a worker process of its own:
+``act(observation, action_mask)`` must return an int whose mask entry is 1, within the decision time limit.
 
 - An illegal move (an in-range action the mask forbids) loses the game by the env's penalty and is counted.
-- An exception, or a return value that is not an int in the action range, loses that game too and is reported
-  with the game's seed; the other games go on.
+- An exception, a return value that is not an int in the action range, or a decision past the time limit loses
+  that game too and is reported with the deal and the decision; the run stops after that cell unless
+  ``--keep-going``.
+- ``make_agent.games = ("rope_team",)`` would declare the games it plays (the others are skipped); this one plays
+  every game.
 - The agent sees its own observations only (the env's ``observation`` vector, described on each game's docs page);
   it must not read the env, the state or another agent.
 
