@@ -17,7 +17,7 @@ summit_down             run direction       no run plan: continues its own pile 
 summit_eager_turn       who turns           turns its stock whenever nothing fits, whoever's turn it is
 summit_patient_turn     when to turn        the seat whose turn it is waits two idle ticks before turning
 summit_slow             speed               acts every other tick only (waits on the others)
-summit_random_card      (weak partner)      a uniformly random fitting card onto any pile, no plan
+summit_random_card      which card          a uniformly random fitting card onto any pile, no plan
 summit_talk_deliver     what a call means   (simple_talk's) "I need a <rank>" asks the partner to deliver it
 ======================  ==================  ===================================================================
 
@@ -225,12 +225,12 @@ class Slow(Partner):
 
 
 class RandomCard(Partner):
-    """The weak partner: a uniformly random card among those the mask allows, onto any pile it fits (its seed from
-    ``reset``), no plan; simple's stock rule when nothing fits. Unlike ``random`` it never wastes a stock card or a
-    tick while a card fits."""
+    """No plan at all: a uniformly random card among those the mask allows, onto any pile it fits (its seed from
+    ``reset``); simple's stock rule when nothing fits. Unlike ``random`` it never wastes a stock card or a tick while
+    a card fits, which keeps it within the pools' margin of simple (a test member, agents/pools.py)."""
 
     name = "summit_random_card"
-    convention = "weak: a random fitting card onto any pile (no plan)"
+    convention = "which card: a random fitting card onto any pile (no plan)"
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)

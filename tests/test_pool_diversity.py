@@ -81,12 +81,14 @@ def test_the_committed_results_are_of_todays_pools_and_the_page_is_made_from_the
     result = json.loads((COMMITTED / "diversity.json").read_text())
     for game, entry in result["games"].items():
         assert tuple(entry["dev"]) == POOLS[game].dev and tuple(entry["test"]) == POOLS[game].test, game
+        assert tuple(entry["weak"]) == POOLS[game].weak, game
         assert result["pools_version"][game] == POOLS[game].version
         n = len(entry["members"])
         assert all(len(w) == n and sum(map(sum, w)) > 0 for w in entry["wins"].values())
     assert set(result["games"]) == {"rope_team", "summit_rush"}
     rook = result["opponent_pools"]["rook"]
-    assert (tuple(rook["dev"]), tuple(rook["test"])) == (POOLS["rook"].dev, POOLS["rook"].test)
+    assert (tuple(rook["dev"]), tuple(rook["test"]), tuple(rook["weak"])) == (POOLS["rook"].dev, POOLS["rook"].test,
+                                                                             POOLS["rook"].weak)
     assert set(rook["ms_per_decision"]) == set(rook["won_vs_baseline"]) == set(POOLS["rook"].members())
     assert study.summary(result, tmp_path) + "\n" == (COMMITTED / "summary.md").read_text()
     for game in result["games"]:
@@ -96,3 +98,27 @@ def test_the_committed_results_are_of_todays_pools_and_the_page_is_made_from_the
 def test_an_opponent_is_timed_over_its_rounds_against_the_baseline():
     game, member, ms, calls, won = study._opponent(("rook", "heuristic_timid", 4))
     assert (game, member) == ("rook", "heuristic_timid") and calls > 20 and ms > 0 and 0 <= won <= 4
+
+
+def test_the_headline_parts_hold_exactly_the_competent_members_of_the_committed_study():
+    """The pools' rule (agents/pools.py) on the committed study: every dev and test member is competent (a partner's
+    self-play at least the simple strategy's minus MARGIN; an opponent winning OPPONENT_MIN_WINS of its rounds
+    against the heuristic), every weak member is not."""
+    result = json.loads((COMMITTED / "diversity.json").read_text())
+    for game, entry in result["games"].items():
+        rows = study.figures({**entry, "games_per_pair": result["games_per_pair"]})["rows"]
+        for r in rows:
+            assert r["competent"] == (r["part"] != "weak"), (game, r["member"], r["self_play"])
+    competent = study.opponent_competent(result["opponent_pools"]["rook"])
+    for member, ok in competent.items():
+        assert ok == (member not in POOLS["rook"].weak), member
+
+
+def test_the_competence_rule_sees_a_weak_member_in_a_headline_part():
+    """The rule's own check: a pool study where the weak random partner sits in test is caught."""
+    result = json.loads((COMMITTED / "diversity.json").read_text())
+    entry = result["games"]["rope_team"]
+    planted = {**entry, "test": entry["test"] + ["random"], "weak": [m for m in entry["weak"] if m != "random"],
+               "games_per_pair": result["games_per_pair"]}
+    row = next(r for r in study.figures(planted)["rows"] if r["member"] == "random")
+    assert row["part"] == "test" and not row["competent"]

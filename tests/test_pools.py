@@ -24,9 +24,9 @@ def test_every_game_has_a_pool_found_by_any_name_the_registry_accepts():
 @pytest.mark.parametrize("game", list(POOLS))
 def test_dev_and_test_are_disjoint_and_nonempty(game):
     p = POOLS[game]
-    assert p.dev and p.test
-    assert not set(p.dev) & set(p.test)
-    assert p.members() == p.dev + p.test
+    assert p.dev and p.test and p.weak
+    assert not set(p.dev) & set(p.test) and not set(p.weak) & set(p.dev + p.test)
+    assert p.members() == p.dev + p.test + p.weak
     assert len(set(p.members())) == len(p.members())
 
 
@@ -40,16 +40,17 @@ def test_rook_has_at_least_four_opponents():
 
 
 def test_convention_families_sit_on_both_sides():
-    """The rule variants of each game's baseline and its trained policies have members in dev and in test, and each
-    part holds a deliberately weak partner, so a dev result says something about test."""
-    families = {"rope_team": (("simple", "simple_"), ("learned",), ("random", "simple_careless")),
-                "summit_rush": (("simple", "summit_"), ("learned",), ("random", "summit_random_card"))}
+    """The rule variants of each game's baseline and its trained policies have members in dev and in test, so a dev
+    result says something about test; random play is a weak partner, in neither."""
+    families = {"rope_team": (("simple", "simple_"), ("learned",)),
+                "summit_rush": (("simple", "summit_"), ("learned",))}
     for game, groups in families.items():
         p = POOLS[game]
         for prefixes in groups:
             for part in (p.dev, p.test):
                 assert any(m.startswith(prefixes) for m in part), (game, prefixes, part)
-        assert "random" in p.dev + p.test
+    for p in POOLS.values():
+        assert "random" in p.weak and "random" not in p.dev + p.test
 
 
 @pytest.mark.parametrize("game", list(POOLS))
@@ -62,8 +63,10 @@ def test_every_member_is_made_by_the_registry_and_described(game):
 
 
 def test_a_malformed_pool_is_refused_with_the_reason():
-    with pytest.raises(OptionError, match="disjoint; both hold \\['simple'\\]"):
+    with pytest.raises(OptionError, match="disjoint; dev and test both hold 'simple'"):
         Pool(VERSION, dev=("simple", "random"), test=("simple",))
+    with pytest.raises(OptionError, match="disjoint; test and weak both hold 'random'"):
+        Pool(VERSION, dev=("simple",), test=("random",), weak=("random",))
     with pytest.raises(OptionError, match="names an agent twice"):
         Pool(VERSION, dev=("simple", "simple"), test=("random",))
     with pytest.raises(OptionError, match="tuple of agent names"):

@@ -47,7 +47,7 @@ from typing import Any
 
 import numpy as np
 
-from cardzoo.agents.pools import POOLS
+from cardzoo.agents.pools import MARGIN, OPPONENT_MIN_WINS, POOLS
 from cardzoo.agents.registry import DESCRIPTIONS, make_agent
 from cardzoo.agents.seeding import agent_seed
 from cardzoo.envs.registry import GAMES
@@ -227,6 +227,7 @@ def run(games: int, observe_games: int, workers: int, opponent_rounds: int) -> d
                            "cross_play_seeds": [0, games - 1],
                            "observe_seeds": [games, games + observe_games - 1], "games": {},
                            "opponent_pools": {g: {"dev": list(POOLS[g].dev), "test": list(POOLS[g].test),
+                                                  "weak": list(POOLS[g].weak),
                                                   "rounds": opponent_rounds, "ms_per_decision": {},
                                                   "won_vs_baseline": {}}
                                               for g in GAMES if g not in COOPERATIVE}}
@@ -239,6 +240,7 @@ def run(games: int, observe_games: int, workers: int, opponent_rounds: int) -> d
         m = len(pool.members())
         out["games"][g] = {
             "title": GAMES[g].title, "members": list(pool.members()), "dev": list(pool.dev), "test": list(pool.test),
+            "weak": list(pool.weak),
             "descriptions": {n: DESCRIPTIONS.get(n, "") for n in pool.members()},
             "settings": {s: dict(o) for s, o in settings(g).items()},
             "wins": {s: [[0] * m for _ in range(m)] for s in settings(g)},  # [seat 0 member][seat 1 member]
@@ -293,20 +295,34 @@ def figures(entry: dict[str, Any]) -> dict[str, Any]:
             return float(np.mean(cross[i, others])) if others else float("nan")
 
         others = [j for j in range(len(members)) if j != i]
-        rows.append({"member": n, "part": "dev" if n in entry["dev"] else "test",
+        rows.append({"member": n, "part": _part(entry, n),
                      "self_play": float(cross[i, i]), "with_dev": mean_with("dev"), "with_test": mean_with("test"),
                      "disagreement": float(np.mean(disagree[i, others])),
                      "ms_per_decision": 1000 * entry["seconds"][i] / max(entry["calls"][i], 1)})
+    simple = cross[index["simple"], index["simple"]] if "simple" in index else float("nan")
+    for r in rows:  # the pools' competence rule (agents/pools.py)
+        r["competent"] = bool(r["self_play"] >= simple - MARGIN - 1e-9)
     with_dev = np.array([r["with_dev"] for r in rows])
     with_test = np.array([r["with_test"] for r in rows])
     off = ~np.eye(len(members), dtype=bool)
     return {"cross": cross, "disagree": disagree, "rows": rows, "decisions": decisions, "games": games,
+            "simple_self_play": float(simple),
             "dev_test_correlation": float(np.corrcoef(with_dev, with_test)[0, 1]),
             "mean_cross": float(cross[off].mean()), "mean_self": float(np.diag(cross).mean()),
             "mean_disagreement": float(disagree[off].mean()),
             "min_disagreement": float(disagree[off].min()),
             "closest": min(((members[i], members[j]) for i in range(len(members)) for j in range(i + 1, len(members))),
                            key=lambda p: disagree[index[p[0]], index[p[1]]])}
+
+
+def _part(entry: dict[str, Any], member: str) -> str:
+    return next((p for p in ("dev", "test", "weak") if member in entry.get(p, ())), "?")
+
+
+def opponent_competent(pool: dict[str, Any]) -> dict[str, bool]:
+    """Rook's opponents against the pools' rule: each wins at least OPPONENT_MIN_WINS of its rounds against the
+    heuristic."""
+    return {m: pool["won_vs_baseline"][m] / pool["rounds"] >= OPPONENT_MIN_WINS for m in pool["won_vs_baseline"]}
 
 
 def heat_map(matrix: np.ndarray, members: list[str], test: set[str], title: str, label: str, path: Path) -> None:
@@ -337,14 +353,17 @@ def summary(result: dict[str, Any], out: Path = OUT) -> str:
     lines = [
         "# Partner pools",
         "",
-        "The benchmark (`benchmark_v1`) scores an agent with strangers: with each member of its game's partner pool "
+        "The benchmark scores an agent with strangers: with each member of its game's partner pool "
         "(Rook: against each member of an opponent pool), defined in `cardzoo.agents.pools` (version "
         f"`{next(iter(result['pools_version'].values()))}`). Each pool has a **dev** part, for tuning, and a **test** "
         "part, held out: never train with it, never tune against it (not its policies, not its results); report "
-        "both. The members mix conventions on purpose: the document's simple strategy and rule variants that change "
-        "one convention each (`cardzoo.agents.partners`, `cardzoo.agents.summit_rush_partners`), trained policies "
-        "of different seeds, inputs and objectives, and deliberately weak partners; each family has members on "
-        "both sides of the split where it has two.",
+        "both. Both hold only competent members: a partner whose self-play win rate below is at least the simple "
+        f"strategy's minus {100 * MARGIN:.0f} points, an opponent that wins at least {100 * OPPONENT_MIN_WINS:.0f} % "
+        "of its rounds against the heuristic. The others are the **weak** part, a robustness row the benchmark "
+        "reports apart, never in the headline or the worst partner. The members mix conventions on purpose: the "
+        "document's simple strategy and rule variants that change one convention each (`cardzoo.agents.partners`, "
+        "`cardzoo.agents.summit_rush_partners`) and trained policies of different seeds, inputs and objectives; each "
+        "family has members on both sides of the split where it has two.",
         "",
         "Below, the pools' own cross-play and how often their members choose different moves on the same "
         "observations, made by `evaluation/studies/pool_diversity.py` (its docstring says how; command: "
@@ -366,7 +385,9 @@ def summary(result: dict[str, Any], out: Path = OUT) -> str:
         settings_text = ", ".join(entry["settings"])
         lines += [f"## {entry['title']}", "",
                   f"{len(members)} members: dev {', '.join(f'`{m}`' for m in entry['dev'])}; test (held out) "
-                  f"{', '.join(f'`{m}`' for m in entry['test'])}. Settings: {settings_text}; "
+                  f"{', '.join(f'`{m}`' for m in entry['test'])}; weak {', '.join(f'`{m}`' for m in entry['weak'])}. "
+                  f"The simple strategy's self-play: {pct(f['simple_self_play'])}, so a competent partner's is at "
+                  f"least {pct(f['simple_self_play'] - MARGIN)}. Settings: {settings_text}; "
                   f"{f['games']} games per pair and seating; {f['decisions']} decisions with a choice observed.", "",
                   f"- Mean self-play win rate {pct(f['mean_self'])}, mean cross-play between two different members "
                   f"{pct(f['mean_cross'])}.",
@@ -378,11 +399,12 @@ def summary(result: dict[str, Any], out: Path = OUT) -> str:
                   "test." if f["dev_test_correlation"] > 0.7 else
                   f"- Across members, the mean cross-play with the dev part and with the test part correlate with "
                   f"Pearson r = {f['dev_test_correlation']:.2f}.", "",
-                  "| member | part | self-play | with dev | with test | disagreement with the others | "
+                  "| member | part | self-play | competent | with dev | with test | disagreement with the others | "
                   "ms per decision | what it plays |",
-                  "|---|---|---:|---:|---:|---:|---:|---|"]
+                  "|---|---|---:|---|---:|---:|---:|---:|---|"]
         for r in f["rows"]:
-            lines.append(f"| `{r['member']}` | {r['part']} | {pct(r['self_play'])} | {pct(r['with_dev'])} | "
+            lines.append(f"| `{r['member']}` | {r['part']} | {pct(r['self_play'])} | "
+                         f"{'yes' if r['competent'] else 'no'} | {pct(r['with_dev'])} | "
                          f"{pct(r['with_test'])} | {pct(r['disagreement'])} | {r['ms_per_decision']:.3f} | "
                          f"{entry['descriptions'].get(r['member'], '')} |")
         for name, t in result["not_members"][game].items():
@@ -401,15 +423,18 @@ def summary(result: dict[str, Any], out: Path = OUT) -> str:
         spec = GAMES[game]
         lines += [f"## {spec.title}", "",
                   f"Opponents: dev {', '.join(f'`{m}`' for m in pool['dev'])}; test (held out) "
-                  f"{', '.join(f'`{m}`' for m in pool['test'])}. The benchmark plays each against the agent, both "
-                  "seats; this study plays no cross-play among them (they are opponents, not partners). Each played "
+                  f"{', '.join(f'`{m}`' for m in pool['test'])}; weak "
+                  f"{', '.join(f'`{m}`' for m in pool.get('weak', []))}. The benchmark plays each against the "
+                  "agent, both seats; this study plays no cross-play among them (they are opponents, not partners). "
+                  "Each played "
                   f"{pool['rounds']} single rounds against `{spec.baseline}` (seats alternating) for its time per "
                   "decision.", "",
-                  f"| opponent | part | rounds won against `{spec.baseline}` | ms per decision |",
-                  "|---|---|---:|---:|"]
-        for m in pool["dev"] + pool["test"]:
-            lines.append(f"| `{m}` | {'dev' if m in pool['dev'] else 'test'} | "
-                         f"{pct(pool['won_vs_baseline'][m] / pool['rounds'])} | {pool['ms_per_decision'][m]:.3f} |")
+                  f"| opponent | part | rounds won against `{spec.baseline}` | competent | ms per decision |",
+                  "|---|---|---:|---|---:|"]
+        competent = opponent_competent(pool)
+        for m in pool["dev"] + pool["test"] + pool.get("weak", []):
+            lines.append(f"| `{m}` | {_part(pool, m)} | {pct(pool['won_vs_baseline'][m] / pool['rounds'])} | "
+                         f"{'yes' if competent[m] else 'no'} | {pool['ms_per_decision'][m]:.3f} |")
         lines.append("")
     return "\n".join(lines)
 
