@@ -338,3 +338,38 @@ def test_results_are_read_back_and_a_foreign_file_is_refused(tmp_path):
 
     with pytest.raises(RecordError, match="other.json: not a result of benchmark_v1 or benchmark_v2"):
         read(tmp_path / "other.json")
+
+
+THREE_PARTS = {"rook": Pool("tiny", ("heuristic",), ("heuristic_timid",), ("random",)),
+               "rope_team": Pool("tiny", ("simple",), ("simple_wary",), ("random",))}
+
+
+def test_the_quick_budget_plays_self_play_and_the_test_part_and_full_every_part(monkeypatch):
+    from cardzoo.evaluation.protocol import protocol
+
+    monkeypatch.setitem(protocol.BUDGETS, "quick", 2)  # the quick budget's cells, at 2 games each
+    quick = benchmark("random", games=["rope_team"], budget="quick", pools=THREE_PARTS, deal_key=KEY)
+    rope = quick["games"]["rope_team"]
+    assert rope["pool"]["played"] == ["test"] and quick["budget"] == "quick"
+    assert {(c["kind"], c["partner"]) for c in rope["cells"]} == {("self", None), ("partner", "simple_wary")}
+    assert rope["headline"]["cross"]["dev"] is None and rope["headline"]["cross"]["weak"] is None
+    custom = benchmark("random", games=["rope_team"], games_per_cell=2, pools=THREE_PARTS, deal_key=KEY)
+    assert custom["games"]["rope_team"]["pool"]["played"] == ["dev", "test", "weak"]
+    tuning = benchmark("random", games=["rope_team"], games_per_cell=2, pools=THREE_PARTS, parts=["dev"])
+    assert {c["partner"] for c in tuning["games"]["rope_team"]["cells"]} == {None, "simple"}
+    with pytest.raises(OptionError, match="the pool parts are dev, test, weak"):
+        benchmark("random", games=["rope_team"], games_per_cell=2, pools=THREE_PARTS, parts=["train"])
+
+
+def test_the_weak_part_is_a_robustness_row_outside_the_headline_and_the_worst_partner():
+    result = benchmark("simple", games=["rope_team"], games_per_cell=12, pools=THREE_PARTS, deal_key=KEY,
+                       levels=["easy"])
+    h = result["games"]["rope_team"]["headline"]
+    cells = result["games"]["rope_team"]["cells"]
+    assert h["cross"]["weak"]["games"] == 2 * 12 and h["members"]["random"]["part"] == "weak"
+    assert h["cross"]["all"]["games"] == 2 * 2 * 12  # dev and test only
+    assert h["cross"]["all"]["wins"] == sum(c["wins"] for c in cells if c["part"] in ("dev", "test"))
+    # the worst is the lowest competent member, though the weak one does worse still
+    assert h["worst"]["partner"] in ("simple", "simple_wary")
+    assert h["members"]["random"]["rate"] < h["worst"]["rate"]
+    assert "| with the weak partners (robustness, not in the headline) |" in markdown(result)

@@ -35,7 +35,8 @@ def test_every_shipped_agent_is_on_the_leaderboard():
                                                         f"{result['agent']}.png").is_file()
 
 
-POOLS = {"rope_team": Pool("tiny", ("simple",), ("random",)), "rook": Pool("tiny", ("heuristic",), ("random",))}
+POOLS = {"rope_team": Pool("tiny", ("simple",), ("simple_wary",), ("random",)),
+         "rook": Pool("tiny", ("heuristic",), ("heuristic_timid",), ("random",))}
 
 
 @pytest.fixture(scope="module")
@@ -66,13 +67,17 @@ def test_the_tables_follow_the_results(two):
 
 def test_the_findings_say_whether_the_self_play_lead_holds(two):
     holds = leaderboard.findings(two, "rope_team")[0]
-    assert holds.startswith("- `learned` leads in self-play and keeps the lead")
+    assert holds.startswith("`learned` leads in self-play and keeps the lead")
     changed = copy.deepcopy(two)
     changed[0]["games"]["rope_team"]["headline"]["self"]["rate"] = 1.0
     assert "`random` leads in self-play but not with the held-out test pool" in leaderboard.findings(
         changed, "rope_team")[0]
-    worst = [line for line in leaderboard.findings(two, "rope_team") if line.startswith("- `learned` does worst")]
-    assert worst and "most games lost by" in worst[0]
+    # then one table, a row per agent: its worst competent partner, with the most common way those games are lost
+    table = leaderboard.findings(two, "rope_team")[2:]
+    assert table[0].startswith("| agent | worst partner | its rate | most games lost by |") and len(table) == 2 + 2
+    row = next(line for line in table if line.startswith("| `learned` |"))
+    worst = two[1]["games"]["rope_team"]["headline"]["worst"]
+    assert f"| `{worst['partner']}` ({worst['part']}) | {100 * worst['rate']:.1f}% |" in row
 
 
 def test_the_readme_markers_are_required(two):
@@ -86,10 +91,11 @@ def test_the_costliest_partner_is_read_against_the_reference_with_the_same_partn
     cells = [c for c in learned["cells"] if c["partner"] == member]
     assert mine == sum(c["wins"] for c in cells) / sum(c["games"] for c in cells)
     assert ref == sum(c["reference_wins"] for c in cells) / sum(c["games"] for c in cells)
-    other = next(m for m in ("simple", "random") if m != member)
+    other = next(m for m in ("simple", "simple_wary", "random") if m != member)
     for cell in learned["cells"]:  # the reference now wins every game with the other member
         if cell["partner"] == other:
             cell["reference_wins"] = cell["games"]
     assert leaderboard._relative(learned)[0] == other
-    assert f"costs it most against `simple` is `{other}`" in " ".join(
-        leaderboard.findings([two[0], {**two[1], "games": {"rope_team": learned}}], "rope_team"))
+    row = next(line for line in leaderboard.findings([two[0], {**two[1], "games": {"rope_team": learned}}],
+                                                     "rope_team") if line.startswith("| `learned` |"))
+    assert row.split(" | ")[4] == f"`{other}`"  # the costliest partner's column

@@ -2,13 +2,15 @@
 
 In the cooperative games (Rope Team, Summit Rush) an agent is scored with itself (self-play) and with every member
 of the game's partner pool (cross-play: zero-shot coordination with strangers), in both seats; in Rook, against
-every member of its opponent pool in both seats. Each pool has a dev part (tune on it) and a held-out test part
-(``cardzoo.agents.pools``), reported apart. Every cell of a run plays the same deals, drawn from the run's secret
-key in a seed range no training command uses (:mod:`.seeds`); outside agents play in worker processes of their
-own under time and memory limits (:mod:`cardzoo.agents.isolated`). Headline numbers per game: the self-play win rate, the mean cross-play win rate over each
-part of the pool (both seats; every member plays the same games, so it is the pooled rate), the gap (self-play
-minus cross-play), the worst partner, paired comparisons with a reference agent on the same deals (McNemar), the
-illegal moves and errors, and the CPU time per decision.
+every member of its opponent pool in both seats. Each pool (``cardzoo.agents.pools``) has a dev part (tune on it),
+a held-out test part, both of competent members only, and a weak part (the robustness row), reported apart; the
+quick budget plays the test part, the full budget every part. Every cell of a run plays the same deals, drawn from
+the run's secret key in a seed range no training command uses (:mod:`.seeds`); outside agents play in worker
+processes of their own under time and memory limits (:mod:`cardzoo.agents.isolated`). Headline numbers per game:
+the self-play win rate, the mean cross-play win rate over each part of the pool (both seats; every member plays
+the same games, so it is the pooled rate), the gap (self-play minus cross-play), the worst competent partner,
+paired comparisons with a reference agent on the same deals (McNemar), the illegal moves and errors, and the CPU
+time per decision.
 
 The protocol's facts are in :mod:`.protocol` (settings, budgets, cells), playing it is :func:`benchmark`
 (:mod:`.run`), the files are written by :func:`write` (:mod:`.results`), the leaderboard by :mod:`.leaderboard`,

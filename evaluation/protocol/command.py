@@ -14,6 +14,7 @@ import shlex
 from pathlib import Path
 
 from cardzoo.agents.isolated import Limits
+from cardzoo.agents.pools import PARTS
 from cardzoo.envs.common.argtypes import GAMES, CommandError, game, number, writable_folder
 
 from .protocol import BUDGETS, VERSION
@@ -54,7 +55,7 @@ def benchmark_cmd(args: argparse.Namespace) -> None:
               "cache": args.cache, "progress": not args.quiet, "command": command, "deal_key": args.deal_key,
               "limits": Limits(decision_seconds=args.decision_timeout, startup_seconds=args.startup_timeout,
                                memory_mb=args.memory_mb),
-              "keep_going": args.keep_going, "levels": args.levels, "partners": args.partners}
+              "keep_going": args.keep_going, "levels": args.levels, "partners": args.partners, "parts": args.parts}
     if args.reference:
         from cardzoo.envs.registry import GAMES as REGISTRY
 
@@ -107,6 +108,8 @@ def add_benchmark(sub) -> None:
                    "single_round): a partial result, marked so")
     b.add_argument("--partners", nargs="+", metavar="AGENT", help="only these pool members: a partial result, "
                    "marked so")
+    b.add_argument("--parts", nargs="+", choices=PARTS, metavar="PART", help="the pool parts to play (dev, test, "
+                   "weak; default the budget's: quick test, full every part)")
     b.add_argument("--reference", help="the agent compared deal by deal (default: each game's baseline)")
     b.add_argument("--out", default="reports/benchmark", help="folder for <agent>.json/.md/.png "
                    "(default reports/benchmark)")

@@ -83,10 +83,10 @@ def game_table(results: Sequence[Mapping[str, Any]], game: str) -> list[str]:
         row = [str(rank), f"[`{r['agent']}`](results/benchmark/{file_name(r['agent'])}.md)"]
         if cooperative:
             row.append(pct(h["self"]["rate"]) if h["self"] else "–")
-        row += [pct(h["cross"]["dev"]["rate"]), pct(h["cross"]["test"]["rate"])]
+        row += [pct((h["cross"].get(part) or {}).get("rate")) for part in ("dev", "test")]
         if cooperative:
             row.append("–" if h["gap"]["test"] is None else f"{100 * h['gap']['test']:+.1f}")
-        row += [f"{h['worst']['partner']} {pct(h['worst']['rate'])}",
+        row += [f"{h['worst']['partner']} {pct(h['worst']['rate'])}" if h["worst"] else "–",
                 _paired((h.get("vs_reference") or {}).get("test")) + (f" vs `{g['reference']}`" if g["reference"]
                                                                       else " (is the reference)"),
                 f"{h['illegal']} / {h['errors']}", _cpu(h), _budget(r)]
@@ -94,12 +94,12 @@ def game_table(results: Sequence[Mapping[str, Any]], game: str) -> list[str]:
     return lines
 
 
-def _causes(member: Mapping[str, Any], game: str) -> str:
+def _cause(member: Mapping[str, Any], game: str) -> str:
     losses = {k: v for k, v in member["outcomes"].items() if k not in ("win",)}
     if game == "rook" or not losses:
         return ""
     cause, count = max(losses.items(), key=lambda kv: (kv[1], kv[0]))
-    return f", most games lost by `{cause}` ({count:,} of {member['games']:,})"
+    return f"`{cause}` ({count:,} of {member['games']:,})"
 
 
 def _relative(game_result: Mapping[str, Any]) -> tuple[str, float, float] | None:
@@ -120,9 +120,9 @@ def _relative(game_result: Mapping[str, Any]) -> tuple[str, float, float] | None
 
 
 def findings(results: Sequence[Mapping[str, Any]], game: str) -> list[str]:
-    """Plain sentences read off the results: who leads in self-play and whether the lead holds with the test pool;
-    for each agent its worst partner and, against the reference with the same partner, the partner that costs it
-    most, with the most common way those games are lost."""
+    """What the results say, as one table: whether the self-play leader keeps its lead with the test pool, then per
+    agent its worst competent partner (with the most common way those games are lost), the partner that costs it
+    most against the reference with that same partner, and its rate with the weak partners (robustness)."""
     ranked = _ranked(results, game)
     lines = []
     with_self = [r for r in ranked if r["games"][game]["headline"]["self"] is not None]
@@ -130,29 +130,29 @@ def findings(results: Sequence[Mapping[str, Any]], game: str) -> list[str]:
         best_self = max(with_self, key=lambda r: (r["games"][game]["headline"]["self"]["rate"], r["agent"]))
         best_test = ranked[0]
         if best_self is best_test:
-            lines.append(f"- `{best_self['agent']}` leads in self-play and keeps the lead with the held-out test "
-                         "pool.")
+            lines += [f"`{best_self['agent']}` leads in self-play and keeps the lead with the held-out test pool.", ""]
         else:
-            lines.append(f"- `{best_self['agent']}` leads in self-play but not with the held-out test pool, where "
-                         f"`{best_test['agent']}` leads: self-play strength does not carry over to strangers.")
+            lines += [f"`{best_self['agent']}` leads in self-play but not with the held-out test pool, where "
+                      f"`{best_test['agent']}` leads: self-play strength does not carry over to strangers.", ""]
+    cooperative = bool(with_self)
+    who = "partner" if cooperative else "opponent"
+    lines += [f"| agent | worst {who} | its rate | most games lost by | costliest {who} against the reference | "
+              f"agent / reference with it | with the weak {who}s |", "|---|---|---:|---|---|---:|---:|"]
     for r in ranked:
         g = r["games"][game]
         h = g["headline"]
         worst = h["worst"]
-        member = h["members"][worst["partner"]]
-        text = (f"- `{r['agent']}` does worst with `{worst['partner']}` ({worst['part']} pool): "
-                f"{pct(worst['rate'])}{_causes(member, game)}.")
-        versus = h.get("vs_reference") or {}
-        if versus.get("test") and versus.get("self"):
-            text += (f" Against `{g['reference']}` on the same deals: {100 * versus['self']['difference']:+.1f} "
-                     f"points in self-play, {100 * versus['test']['difference']:+.1f} with the test pool.")
+        member = h["members"][worst["partner"]] if worst else None
+        cause = _cause(member, game) if member else ""
         relative = _relative(g)
+        costly, versus = ("–", "–")
         if relative is not None:
             other, mine, ref = relative
-            who = "partner" if h["self"] is not None else "opponent"
-            text += (f" The {who} that costs it most against `{g['reference']}` is `{other}`: {pct(mine)} where "
-                     f"`{g['reference']}` wins {pct(ref)}{_causes(h['members'][other], game)}.")
-        lines.append(text)
+            costly, versus = f"`{other}`", f"{pct(mine)} / {pct(ref)}"
+        weak = (h["cross"].get("weak") or {}).get("rate")
+        lines.append(f"| `{r['agent']}` | " + (f"`{worst['partner']}` ({worst['part']})" if worst else "–")
+                     + f" | {pct(worst['rate']) if worst else '–'} | {cause or '–'} | {costly} | {versus} | "
+                     f"{pct(weak)} |")
     return lines
 
 

@@ -14,14 +14,18 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from cardzoo.agents.pools import PARTS
 from cardzoo.envs.common.errors import OptionError
 from cardzoo.envs.registry import GAMES
 
 VERSION = "benchmark_v2"
 READABLE = ("benchmark_v1", VERSION)  # results of these versions are still read (the leaderboard's older entries)
-# Games per cell of each budget. quick: a few minutes on two cores for an agent at numpy speed; full: cells whose
-# Wilson interval is about +-2 points at a 50 % rate.
-BUDGETS = {"quick": 500, "full": 2000}
+# Games per cell of each budget, and the pool parts it plays. quick: self-play and the held-out test part, the
+# headline, whose pooled rate it gives to about +-1 point (minutes for an outside agent at 1 ms a decision:
+# evaluation/results/benchmark_time/); full: every part (dev, test and the weak partners' robustness row), cells
+# whose Wilson interval is about +-2 points at a 50 % rate. A custom budget (games per cell given) plays every part.
+BUDGETS = {"quick": 300, "full": 2000}
+BUDGET_PARTS = {"quick": ("test",), "full": PARTS}
 
 
 @dataclass(frozen=True)
@@ -77,15 +81,17 @@ class Cell:
         return f"{self.other} ({self.part}), agent as player_{self.seat}"
 
 
-def cells(game: str, pool, settings: tuple[Setting, ...] | None = None) -> list[Cell]:
-    """Every cell of ``game`` with ``pool`` (anything with ``dev`` and ``test`` tuples of agent specs)."""
+def cells(game: str, pool, settings: tuple[Setting, ...] | None = None,
+          parts: tuple[str, ...] = PARTS) -> list[Cell]:
+    """Every cell of ``game`` with the ``parts`` of ``pool`` (anything with ``dev``, ``test`` and optionally ``weak``
+    tuples of agent specs)."""
     cooperative = GAMES[game].cooperative
     out = []
     for setting in settings or SETTINGS[game]:
         if cooperative:
             out.append(Cell(game, setting, "self", None, None, None))
-        for part in ("dev", "test"):
-            for other in getattr(pool, part):
+        for part in parts:
+            for other in getattr(pool, part, ()):
                 for seat in (0, 1):
                     out.append(Cell(game, setting, "partner" if cooperative else "opponent", other, part, seat))
     return out

@@ -66,7 +66,10 @@ def markdown(result: Mapping[str, Any]) -> str:
         who = "partner" if cooperative else "opponent"
         lines += [f"## {game['title']}", "",
                   f"Pool {game['pool']['version']}: dev {', '.join(game['pool']['dev'])}; test (held out) "
-                  f"{', '.join(game['pool']['test'])}. Settings: "
+                  f"{', '.join(game['pool']['test'])}"
+                  + (f"; weak (robustness) {', '.join(game['pool']['weak'])}" if game['pool'].get('weak') else "")
+                  + (f"; played here: {', '.join(game['pool']['played'])}" if 'played' in game['pool'] else "")
+                  + ". Settings: "
                   + "; ".join(f"{s['name']} ({', '.join(f'{k}={v}' for k, v in s['options'].items())})"
                               for s in game["settings"]) + ".", ""]
         lines += ["| | win rate |", "|---|---|"]
@@ -74,13 +77,17 @@ def markdown(result: Mapping[str, Any]) -> str:
             lines.append(f"| self-play | {_rate(h['self'])} |")
         lines += [f"| with the dev pool | {_rate(h['cross']['dev'])} |",
                   f"| with the test pool | {_rate(h['cross']['test'])} |"]
+        if h["cross"].get("weak"):
+            lines.append(f"| with the weak {who}s (robustness, not in the headline) | {_rate(h['cross']['weak'])} |")
         if cooperative:
             lines += [f"| gap (self minus dev) | {_points(h['gap']['dev'])} points |",
                       f"| gap (self minus test) | {_points(h['gap']['test'])} points |"]
         if h["worst"]:
-            lines.append(f"| worst {who} | {h['worst']['partner']} ({h['worst']['part']}): {pct(h['worst']['rate'])} |")
+            worst = h["worst"]
+            lines.append(f"| worst competent {who} | {worst['partner']} ({worst['part']}): {pct(worst['rate'])} |")
         if game.get("reference"):
-            for part, label in (("self", "self-play"), ("dev", "dev pool"), ("test", "test pool")):
+            for part, label in (("self", "self-play"), ("dev", "dev pool"), ("test", "test pool"),
+                                ("weak", "weak partners")):
                 if h["vs_reference"].get(part):
                     lines.append(f"| minus `{game['reference']}`, {label} | {_paired(h['vs_reference'][part])} |")
         cpu = h["cpu_ms_per_decision"]

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from cardzoo.agents.isolated import Limits, probe
+from cardzoo.agents.pools import PARTS
 from cardzoo.agents.registry import fingerprint, is_outside, make_agent
 from cardzoo.envs.common.errors import OptionError
 from cardzoo.envs.common.seeding import fresh_key
@@ -133,30 +134,32 @@ def _paired(agent: Sequence[Mapping[str, Any]], reference: Sequence[Mapping[str,
 
 def headline(game: str, cells: Sequence[Mapping[str, Any]], reference: Sequence[Mapping[str, Any]] | None,
              pool) -> dict[str, Any]:
-    """The game's headline numbers from its cells (module docstring of ``cardzoo.evaluation.protocol``)."""
+    """The game's headline numbers from its cells (module docstring of ``cardzoo.evaluation.protocol``): the weak
+    part is the robustness row, in neither ``cross["all"]`` nor the worst partner."""
     own = [c for c in cells if c["kind"] == "self"]
-    parts = {part: [c for c in cells if c["part"] == part] for part in ("dev", "test")}
+    parts = {part: [c for c in cells if c["part"] == part] for part in PARTS}
     self_rate = _pooled(own)
     cross = {part: _pooled(cs) for part, cs in parts.items()}
-    cross["all"] = _pooled(parts["dev"] + parts["test"])
+    cross["all"] = _pooled(parts["dev"] + parts["test"])  # the competent partners
     gap = {part: (None if self_rate is None or cross[part] is None else self_rate["rate"] - cross[part]["rate"])
            for part in cross}
     members = {}
-    for part in ("dev", "test"):
-        for other in getattr(pool, part):
+    for part in PARTS:
+        for other in getattr(pool, part, ()):
             mine = [c for c in parts[part] if c["partner"] == other]
             if not mine:  # a run stopped by a failure before this member's cells
                 continue
             members[other] = {"part": part, **_pooled(mine),
                               "by_seat": [_pooled([c for c in mine if c["seat"] == s])["rate"] for s in (0, 1)],
                               "outcomes": dict(sum((Counter(c["outcomes"]) for c in mine), Counter()))}
-    worst = min(members, key=lambda m: (members[m]["rate"], m)) if members else None
+    competent = [m for m in members if members[m]["part"] != "weak"]
+    worst = min(competent, key=lambda m: (members[m]["rate"], m)) if competent else None
     settings = {}
     for setting in dict.fromkeys(c["setting"] for c in cells):
         mine = [c for c in cells if c["setting"] == setting]
         s = _pooled([c for c in mine if c["kind"] == "self"])
         row = {"self": s}
-        for part in ("dev", "test"):
+        for part in PARTS:
             row[part] = _pooled([c for c in mine if c["part"] == part])
             row[f"gap_{part}"] = None if s is None or row[part] is None else s["rate"] - row[part]["rate"]
         settings[setting] = row
@@ -173,7 +176,7 @@ def headline(game: str, cells: Sequence[Mapping[str, Any]], reference: Sequence[
     if reference is not None:
         result["vs_reference"] = {
             "self": _paired(own, [c for c in reference if c["kind"] == "self"]),
-            **{part: _paired(parts[part], [c for c in reference if c["part"] == part]) for part in ("dev", "test")},
+            **{part: _paired(parts[part], [c for c in reference if c["part"] == part]) for part in PARTS},
         }
     return result
 
@@ -220,6 +223,17 @@ def _playable(agent: str, games: Sequence[str] | None,
     return playable, skipped
 
 
+def _parts(budget: str | None, parts: Sequence[str] | None) -> tuple[str, ...]:
+    if parts is None:
+        return protocol.BUDGET_PARTS.get(budget, PARTS)
+    if isinstance(parts, str):
+        parts = [parts]
+    unknown = [p for p in parts if p not in PARTS]
+    if unknown or not parts:
+        raise OptionError(f"the pool parts are {', '.join(PARTS)}; got {list(parts)!r}")
+    return tuple(p for p in PARTS if p in parts)
+
+
 def _chosen_settings(game: str, levels: Sequence[str] | None, games: Sequence[str]) -> tuple[Setting, ...]:
     every = protocol.SETTINGS[game]
     if levels is None:
@@ -240,8 +254,8 @@ def _chosen_members(pool, partners: Sequence[str] | None, games: Sequence[str]):
     unknown = [p for p in partners if p not in known]
     if unknown:
         raise OptionError(f"no partner {unknown[0]!r} in the pools; members: {', '.join(sorted(known))}")
-    return dataclasses.replace(pool, dev=tuple(m for m in pool.dev if m in partners),
-                               test=tuple(m for m in pool.test if m in partners))
+    return dataclasses.replace(pool, **{part: tuple(m for m in getattr(pool, part, ()) if m in partners)
+                                        for part in PARTS})
 
 
 def _game(name: str) -> str:
@@ -255,7 +269,7 @@ def benchmark(agent: str, games: Sequence[str] | None = None, budget: str = "qui
               workers: int | None = None, cache: str | Path | None = None, executor: Executor | None = None,
               progress: bool = False, command: str | None = None, deal_key: bytes | str | None = None,
               limits: Limits | None = None, keep_going: bool = False, levels: Sequence[str] | None = None,
-              partners: Sequence[str] | None = None) -> dict[str, Any]:
+              partners: Sequence[str] | None = None, parts: Sequence[str] | None = None) -> dict[str, Any]:
     """Score ``agent`` (a registry name, a ``.npz`` policy file or ``module:callable``) by the protocol: every
     cell of ``games`` (default: every game it plays) on the budget's games per cell (``games_per_cell`` overrides
     it: a custom budget), with ``pools`` (game -> pool; default ``cardzoo.agents.pools``) and the paired
@@ -264,9 +278,11 @@ def benchmark(agent: str, games: Sequence[str] | None = None, budget: str = "qui
     ``cache``. The deals come from ``deal_key`` (bytes, or the hex a result records; default a fresh secret key);
     outside agents play in worker processes under ``limits``; a cell where the agent fails stops the run unless
     ``keep_going`` (module docstring). ``levels`` (setting names) and ``partners`` (pool members) play only those
-    cells: a partial result, which says so (``filters``). Returns the result, JSON-ready
+    cells: a partial result, which says so (``filters``). ``parts`` are the pool parts played (default the
+    budget's: quick the test part, full and a custom budget every part). Returns the result, JSON-ready
     (:func:`cardzoo.evaluation.protocol.results.write` writes it with its table and chart)."""
     n = cell_games(budget, games_per_cell)
+    parts = _parts(budget if games_per_cell is None else None, parts)
     key = fresh_key() if deal_key is None else deal_key if isinstance(deal_key, bytes) else parse_key(deal_key)
     if len(key) != 32:
         raise OptionError(f"a deal key is 32 bytes, got {len(key)}")
@@ -284,7 +300,7 @@ def benchmark(agent: str, games: Sequence[str] | None = None, budget: str = "qui
     pools = {g: _chosen_members(pools[g], partners, chosen) for g in chosen}
     references = {g: (reference or {}).get(g, GAMES[g].baseline) for g in chosen}
     for game in chosen:  # every spec named before any game is played
-        for other in (*pools[game].dev, *pools[game].test, references[game]):
+        for other in (*pools[game].members(), references[game]):
             if is_outside(other):
                 probe(other, game, limits)
             else:
@@ -301,7 +317,7 @@ def benchmark(agent: str, games: Sequence[str] | None = None, budget: str = "qui
             env = GAMES[game].env_id
             ref = references[game]
             cell_results, ref_results = [], []
-            for cell in protocol.cells(game, pools[game], settings[game]):
+            for cell in protocol.cells(game, pools[game], settings[game], parts):
                 options = dict(cell.setting.options)
                 matchup = Matchup.of(env, cell.agents(agent), strict=False, isolation=limits, **options)
                 records = _play(matchup, deals, key, workers, cache, executor, progress)
@@ -321,8 +337,8 @@ def benchmark(agent: str, games: Sequence[str] | None = None, budget: str = "qui
             out_games[game] = {
                 "title": GAMES[game].title, "digest": agent_digest(agent, game, limits),
                 "settings": [{"name": s.name, "options": dict(s.options)} for s in settings[game]],
-                "pool": {"version": getattr(pools[game], "version", None), "dev": list(pools[game].dev),
-                         "test": list(pools[game].test)},
+                "pool": {"version": getattr(pools[game], "version", None),
+                         **{part: list(getattr(pools[game], part, ())) for part in PARTS}, "played": list(parts)},
                 "reference": ref if ref != agent else None,
                 "headline": headline(game, cell_results, ref_results if ref != agent else None, pools[game]),
                 "cells": cell_results,
