@@ -69,3 +69,19 @@ def test_the_readmes_links_and_paths_exist_in_a_clone():
     named = re.findall(r"`((?:agents|envs|evaluation|docs|seeds|training|play)/[\w./-]*\w)`", README)
     missing = [p for p in links + named if not (ROOT / p).exists()]
     assert len(links) > 10 and missing == [], missing
+
+
+def test_the_first_commands_stated_time_is_the_committed_measurement():
+    """The README's minutes for its first command are ``evaluation/results/first_command.json``'s, and that file
+    measured the command the README shows."""
+    from cardzoo.evaluation.benchmarks import first_command
+
+    measured = json.loads(first_command.RESULT.read_text())
+    assert measured["command"] == first_command.first_command(README)
+    said = re.search(r"On a fresh clone it took (\d+) minutes on 2\s+otherwise idle cores with a warm package cache, "
+                     r"(\d+) of them the report", README)
+    assert said, "the README no longer states the first command's measured time"
+    assert (int(said.group(1)), int(said.group(2))) == (measured["total_minutes_stated"],
+                                                        measured["report_minutes_stated"])
+    assert first_command.minutes(measured["total_seconds"]) == measured["total_minutes_stated"]
+    assert measured["cpus"] == 2 and all(step["returncode"] == 0 for step in measured["steps"])
