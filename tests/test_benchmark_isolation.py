@@ -268,3 +268,37 @@ def test_the_cache_key_covers_the_modules_an_agent_imports(tmp_path, monkeypatch
     fresh = benchmark(spec, **{**args, "cache": None})
     cells = lambda r: [c["deals"] for c in r["games"]["rope_team"]["cells"]]  # noqa: E731
     assert cells(highest) == cells(fresh) != cells(lowest)
+
+
+def test_a_hanging_agent_costs_one_time_limit_a_chunk_not_one_a_game(tmp_path):
+    """Without --keep-going the games after a failure in a chunk are recorded as not played: 10 deals in two chunks
+    of 5 cost two time limits; with --keep-going every deal is played, and each costs one."""
+    import time
+
+    from cardzoo.agents.isolated import Limits
+
+    spec = _agent(tmp_path, """
+        import time
+
+        class Hangs:
+            def act(self, observation, action_mask):
+                time.sleep(60)
+
+        def make(game, seat, seed):
+            return Hangs()
+        """)
+    limits = Limits(decision_seconds=0.5)
+    start = time.monotonic()
+    stopped = benchmark(spec, games_per_cell=10, limits=limits, **EASY)
+    fast = time.monotonic() - start
+    [cell] = stopped["games"]["rope_team"]["cells"]
+    assert cell["errors"] == 10 and not stopped["complete"]
+    assert "took longer than 0.5 s" in cell["error_examples"][0]
+    assert "not played: the agent failed earlier" in cell["error_examples"][1]
+    start = time.monotonic()
+    kept = benchmark(spec, games_per_cell=10, limits=limits, keep_going=True,
+                     **{**EASY, "partners": ["simple"], "parts": ["dev"]})
+    slow = time.monotonic() - start
+    assert all("took longer than 0.5 s" in e for c in kept["games"]["rope_team"]["cells"]
+               for e in c["error_examples"])
+    assert fast < 2 * 0.5 + 4 and slow > 3 * 10 * 0.5  # self-play and both seats, every deal timed out

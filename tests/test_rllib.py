@@ -186,7 +186,8 @@ def test_the_benchmark_on_ray_gives_the_local_result(ray_session):
     from cardzoo.evaluation.protocol import benchmark
 
     pools = {"rook": Pool("tiny", ("heuristic",), ("random",))}
-    local, on_ray = (benchmark("random", games=["rook"], games_per_cell=16, pools=pools, executor=executor)
+    local, on_ray = (benchmark("random", games=["rook"], games_per_cell=16, pools=pools, executor=executor,
+                               deal_key=bytes(range(32)))  # one key: the same deals and agent seeds
                      for executor in (None, RayExecutor()))
     for result in (local, on_ray):  # the CPU times are measurements, not results
         result["games"]["rook"]["headline"].pop("cpu_ms_per_decision")

@@ -70,11 +70,14 @@ class Matchup:
     # Outside agents (module:callable) each in a worker process of their own with these limits (the benchmark's);
     # None: in this process, as any agent.
     isolation: Limits | None = None
+    # After an agent's failure, the rest of the chunk's games are recorded as not played (an agent that hangs costs
+    # one time limit, not one a game); the benchmark's, unless --keep-going.
+    stop_on_failure: bool = False
 
     @staticmethod
     def of(env: str, agents: Sequence[str], strict: bool = True, isolation: Limits | None = None,
-           **options: Any) -> Matchup:
-        return Matchup(env, tuple(agents), tuple(sorted(options.items())), strict, isolation)
+           stop_on_failure: bool = False, **options: Any) -> Matchup:
+        return Matchup(env, tuple(agents), tuple(sorted(options.items())), strict, isolation, stop_on_failure)
 
     def isolated(self, spec: str) -> bool:
         return self.isolation is not None and is_outside(spec)
@@ -90,6 +93,8 @@ class Matchup:
         parts = [self.env, self.agents, self.options] + ([versions] if any(versions) else [])
         if any(self.isolated(a) for a in self.agents):
             parts.append(dataclasses.astuple(self.isolation))
+        if self.stop_on_failure:
+            parts.append("stop-on-failure")
         if self.env in RECORD_VERSIONS:  # records that grew new fields are never read from an older cache
             parts.append(RECORD_VERSIONS[self.env])
         if not self.strict:
@@ -188,6 +193,7 @@ class _Worker:
 
     def __init__(self, matchup: Matchup, seat_key: bytes | None = None):
         self.matchup, self.seat_key = matchup, seat_key
+        self.failed: str | None = None  # with stop_on_failure: the failure that ends this chunk's play
         self.options = dict(matchup.options)
         if matchup.strict:  # an agent's illegal move is a bug to report, not a game to count as lost
             self.options.setdefault("illegal_action", "raise")
@@ -221,6 +227,12 @@ class _Worker:
     def play(self, seed: int) -> dict[str, Any]:
         if self.matchup.strict:
             return {**self._play(seed), "seed": seed}
+        if self.failed is not None:
+            seat, where = self.failed
+            record = {"outcome": "error", "error_by": seat, "returns": [0.0] * len(self.agents),
+                      "error": f"not played: the agent failed earlier ({where}) and the run stops on a failure"}
+            record.update(cpu=[0.0] * len(self.agents), decisions=[0] * len(self.agents), seed=seed)
+            return record
         with warnings.catch_warnings():  # a penalised move is counted in the results, not printed per game
             warnings.simplefilter("ignore", IllegalActionWarning)
             try:
@@ -230,6 +242,8 @@ class _Worker:
                 spec = self.matchup.agents[seat % len(self.matchup.agents)]
                 record = {"outcome": "error", "error_by": seat, "returns": [0.0] * len(self.agents),
                           "error": f"agent {spec!r} as player_{seat} in {self.matchup.env} game seed {seed}: {err}"}
+                if self.matchup.stop_on_failure:
+                    self.failed = (seat, f"game seed {seed}")
         record["cpu"] = [a.cpu for a in self.agents]
         record["decisions"] = [a.decisions for a in self.agents]
         record["seed"] = seed
@@ -328,6 +342,7 @@ def _play_chunk(matchup: Matchup, seeds: list[int], seat_key: bytes | None = Non
         if _worker is not None:
             _worker.close()  # an isolated agent's process ends with its matchup
         _worker = _Worker(matchup, seat_key)
+    _worker.failed = None  # each chunk plays until its own first failure
     return [_worker.play(seed) for seed in seeds]
 
 

@@ -150,7 +150,8 @@ def headline(game: str, cells: Sequence[Mapping[str, Any]], reference: Sequence[
             if not mine:  # a run stopped by a failure before this member's cells
                 continue
             members[other] = {"part": part, **_pooled(mine),
-                              "by_seat": [_pooled([c for c in mine if c["seat"] == s])["rate"] for s in (0, 1)],
+                              "by_seat": [(_pooled([c for c in mine if c["seat"] == s]) or {}).get("rate")
+                                          for s in (0, 1)],
                               "outcomes": dict(sum((Counter(c["outcomes"]) for c in mine), Counter()))}
     competent = [m for m in members if members[m]["part"] != "weak"]
     worst = min(competent, key=lambda m: (members[m]["rate"], m)) if competent else None
@@ -319,7 +320,8 @@ def benchmark(agent: str, games: Sequence[str] | None = None, budget: str = "qui
             cell_results, ref_results = [], []
             for cell in protocol.cells(game, pools[game], settings[game], parts):
                 options = dict(cell.setting.options)
-                matchup = Matchup.of(env, cell.agents(agent), strict=False, isolation=limits, **options)
+                matchup = Matchup.of(env, cell.agents(agent), strict=False, isolation=limits,
+                                     stop_on_failure=not keep_going, **options)
                 records = _play(matchup, deals, key, workers, cache, executor, progress)
                 cell_results.append(_cell_result(game, cell, records, deal_of))
                 if ref != agent:
