@@ -251,11 +251,14 @@ def describe(name: str, game) -> str:
 
 
 def fingerprint(name: str, game) -> str:
-    """What identifies an agent's behaviour beyond its name: the weights of a learned agent ("" for the others).
-    Evaluation caches key on it, so retrained policies are never served stale results."""
+    """What identifies an agent's behaviour beyond its name: the weights of a learned agent, an outside agent's own
+    source files (every module of its own it imports, found by a probe in a worker process, so its code is never
+    imported here), "" for the others. Evaluation caches key on it, so retrained policies and edited code are never
+    served stale results."""
+    if is_outside(name):
+        from .isolated import probe
+
+        return probe(name, game).digest
     agent = make_agent(name, game)
-    digest = getattr(agent, "digest", None)  # a module:callable agent: its source file's hash
-    if isinstance(digest, str):
-        return digest
     policies = getattr(agent, "policies", None)
     return "+".join(sorted(p.digest for p in policies.values())) if policies else ""

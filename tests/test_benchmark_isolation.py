@@ -258,11 +258,14 @@ def test_the_cache_key_covers_the_modules_an_agent_imports(tmp_path, monkeypatch
             return Pick()
         """)
     args = {"games_per_cell": 6, "deal_key": bytes(32), "cache": tmp_path / "cache", **EASY}
-    lowest = benchmark(spec, **args)
-    (tmp_path / "helper_rule.py").write_text("PICK = -1  # the highest legal card\n")
     from cardzoo.agents import isolated
+    from cardzoo.agents.registry import fingerprint
 
+    lowest = benchmark(spec, **args)
+    before = fingerprint(spec, "rope_team_v0")  # what every evaluation cache keys on, not the benchmark's alone
+    (tmp_path / "helper_rule.py").write_text("PICK = -1  # the highest legal card\n")
     monkeypatch.setattr(isolated, "_PROBES", {})  # a new run (a new process) probes again
+    assert fingerprint(spec, "rope_team_v0") != before
     highest = benchmark(spec, **args)
     assert lowest["games"]["rope_team"]["digest"] != highest["games"]["rope_team"]["digest"]
     fresh = benchmark(spec, **{**args, "cache": None})

@@ -47,7 +47,7 @@ from typing import Any
 import numpy as np
 
 from cardzoo.agents.base import BitsAgent
-from cardzoo.agents.isolated import AgentCrash, IsolatedAgent, Limits, probe
+from cardzoo.agents.isolated import AgentCrash, IsolatedAgent, Limits
 from cardzoo.agents.registry import is_outside, make_agent
 from cardzoo.agents.seeding import keyed_agent_seed
 from cardzoo.envs.common.errors import IllegalActionWarning
@@ -84,12 +84,11 @@ class Matchup:
 
     @property
     def key(self) -> str:
-        """Names the matchup's cached results: env, options, agents, the learned agents' weights, and an outside
-        agent's own source files (all it imports of its own, when isolated) and limits."""
+        """Names the matchup's cached results: env, options, agents, the learned agents' weights and outside agents'
+        own source files (``fingerprint``), and the isolation's limits."""
         from cardzoo.agents.registry import fingerprint
 
-        versions = [probe(a, self.env, self.isolation).digest if self.isolated(a) else fingerprint(a, self.env)
-                    for a in self.agents]
+        versions = [fingerprint(a, self.env) for a in self.agents]
         parts = [self.env, self.agents, self.options] + ([versions] if any(versions) else [])
         if any(self.isolated(a) for a in self.agents):
             parts.append(dataclasses.astuple(self.isolation))

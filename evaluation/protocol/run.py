@@ -55,13 +55,11 @@ def cell_games(budget: str | None = None, games: int | None = None) -> int:
     return protocol.BUDGETS[budget]
 
 
-def agent_digest(spec: str, game: str, limits: Limits | None = None) -> str:
+def agent_digest(spec: str, game: str) -> str:
     """What identifies the agent's behaviour in ``game``: a policy file's SHA-256, an outside agent's own source
     files' (as its worker found them), the registry's fingerprint of a learned agent's weights, or the package
     version of a rule agent."""
     env = GAMES[game].env_id
-    if is_outside(spec):
-        return "sha256:" + probe(spec, game, limits).digest
     if spec.endswith(".npz"):
         return "sha256:" + hashlib.sha256(Path(spec).read_bytes()).hexdigest()
     mark = fingerprint(spec, env)
@@ -337,7 +335,7 @@ def benchmark(agent: str, games: Sequence[str] | None = None, budget: str = "qui
                     if not keep_going:
                         break
             out_games[game] = {
-                "title": GAMES[game].title, "digest": agent_digest(agent, game, limits),
+                "title": GAMES[game].title, "digest": agent_digest(agent, game),
                 "settings": [{"name": s.name, "options": dict(s.options)} for s in settings[game]],
                 "pool": {"version": getattr(pools[game], "version", None),
                          **{part: list(getattr(pools[game], part, ())) for part in PARTS}, "played": list(parts)},
