@@ -260,5 +260,8 @@ def fingerprint(name: str, game) -> str:
 
         return probe(name, game).digest
     agent = make_agent(name, game)
+    digest = getattr(agent, "digest", None)  # a search agent's blueprint weights, a belief agent's policy
+    if isinstance(digest, str):
+        return digest
     policies = getattr(agent, "policies", None)
     return "+".join(sorted(p.digest for p in policies.values())) if policies else ""
