@@ -12,6 +12,12 @@ worker runs under a memory limit (``RLIMIT_AS``) and every call under a time lim
 - an exception, a return value that is not an action, an exit or a crash of the worker: each is an
   :class:`AgentCrash` naming what happened and the decision; the next game starts a fresh worker.
 
+One worker can hold many games at once (*slots*: the runner's lockstep play, :mod:`cardzoo.evaluation.matches.
+lockstep`): each slot's agent is made by the factory for its own game, and an agent whose class defines
+``act_batch(agents, observations, action_masks)`` is asked for every waiting game's move in one call (one decision
+in each of those games, under one decision's time limit). If the worker dies, every game it held is lost, not
+silently restarted with a fresh agent.
+
 :func:`probe` runs the factory once before any game: a spec whose callable cannot make an agent (``os:system``,
 ``builtins:print``) is refused naming it, and the reply says which games the agent declares (a ``games``
 attribute on the factory, e.g. ``make_agent.games = ("rope_team",)``) and a digest of the agent's own source files
@@ -62,10 +68,13 @@ class AgentCrash(CardzooError):
 
 @dataclass(frozen=True)
 class Probe:
-    """What :func:`probe` learned of a spec: the games it declares (None: it does not say) and its sources' digest."""
+    """What :func:`probe` learned of a spec: the games it declares (None: it does not say), its sources' digest and
+    whether its agents' class defines ``act_batch``."""
 
     games: tuple[str, ...] | None
     digest: str
+    batch: bool = False
+    batch_size: int | None = None  # the most games the class's act_batch takes in one call (None: no limit)
 
 
 class IsolatedAgent:
@@ -81,7 +90,9 @@ class IsolatedAgent:
         self._process: subprocess.Popen | None = None
         self._send_fd = self._reply_fd = -1
         self._buffer = b""
-        self.decision = 0  # in the current game, counting from 1
+        self.decisions: dict[int, int] = {}  # slot -> decisions made in its current game
+        self._generation = 0  # which worker process; a slot's agent lives in the one it was made in
+        self._born: dict[int, int] = {}
 
     # ------------------------------------------------------------------ the worker
     def _start(self) -> dict[str, Any]:
@@ -99,6 +110,7 @@ class IsolatedAgent:
             os.close(request_r)
             os.close(reply_w)
         self._send_fd, self._reply_fd, self._buffer = request_w, reply_r, b""
+        self._generation += 1
         return self._call(("load", self.name, self.game, self.seat), self.limits.startup_seconds, "loading")
 
     def close(self) -> None:
@@ -172,24 +184,48 @@ class IsolatedAgent:
         raise AgentCrash(f"{what}: the agent's process {how}")
 
     # ------------------------------------------------------------------ the agent protocol
-    def reset(self, seed: int | None = None) -> None:
+    def reset(self, seed: int | None = None, slot: int = 0) -> None:
+        """A new game in ``slot``: the factory makes its agent (in a fresh worker if the last one ended)."""
         if self._process is None or self._process.poll() is not None:
             self.close()
             self._start()
-        self.decision = 0
-        self._call(("reset", seed), self.limits.decision_seconds, "reset (the factory call)")
+        self.decisions[slot] = 0
+        self._born[slot] = self._generation
+        self._call(("reset", seed, slot), self.limits.decision_seconds, "reset (the factory call)")
 
-    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        if self._process is None:
-            self.reset(None)
-        self.decision += 1
-        reply = self._call(("act", np.array(observation), np.array(action_mask)), self.limits.decision_seconds,
-                           f"decision {self.decision}")
-        action = reply.get("action")
-        if isinstance(action, bool) or not isinstance(action, int):
-            raise AgentCrash(f"decision {self.decision}: act returned {reply.get('returned', repr(action))}, not an "
-                             "integer action")
-        return action
+    def _alive(self, slot: int) -> None:
+        if slot not in self._born:  # a caller that never resets: the first game's agent, made on demand
+            self.reset(None, slot)
+        elif self._born[slot] != self._generation or self._process is None:
+            raise AgentCrash(f"decision {self.decisions[slot] + 1}: the agent's process ended earlier (another game "
+                             "it held failed), and this game's agent with it")
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, slot: int = 0) -> int:
+        self._alive(slot)
+        self.decisions[slot] += 1
+        reply = self._call(("act", np.array(observation), np.array(action_mask), slot), self.limits.decision_seconds,
+                           f"decision {self.decisions[slot]}")
+        return _action(reply.get("action"), reply.get("returned"), f"decision {self.decisions[slot]}: act")
+
+    def act_batch(self, slots: list[int], observations: np.ndarray, action_masks: np.ndarray) -> list:
+        """One move for each game in ``slots`` from one ``act_batch`` call of the agent's class; an entry that is
+        not an integer action is an :class:`AgentCrash` in the list (that game's loss, not the others')."""
+        for slot in slots:
+            self._alive(slot)
+            self.decisions[slot] += 1
+        what = f"act_batch for {len(slots)} games (decision {self.decisions[slots[0]]} of the first)"
+        reply = self._call(("act_batch", list(slots), np.array(observations), np.array(action_masks)),
+                           self.limits.decision_seconds, what)
+        actions, returned = reply.get("actions"), reply.get("returned") or {}
+        if not isinstance(actions, list) or len(actions) != len(slots):
+            raise AgentCrash(f"{what}: returned {reply.get('returned_all', 'something')}, not one action per game")
+        out = []
+        for i, (slot, action) in enumerate(zip(slots, actions, strict=True)):
+            try:
+                out.append(_action(action, returned.get(str(i)), f"decision {self.decisions[slot]}: act_batch"))
+            except AgentCrash as err:
+                out.append(err)
+        return out
 
     def probe(self) -> Probe:
         """Start the worker and ask what the agent declares; if it plays this game, make the agent once (seed 0)
@@ -202,7 +238,23 @@ class IsolatedAgent:
         if games is None or self.game in games:
             self.reset(0)
             reply = self._call(("describe",), self.limits.decision_seconds, "describing the agent")
-        return Probe(games, str(reply.get("digest", "")))
+        size = reply.get("batch_size")
+        size = size if isinstance(size, int) and not isinstance(size, bool) and size > 0 else None
+        return Probe(games, str(reply.get("digest", "")), reply.get("batch") is True, size)
+
+
+def _action(action: Any, returned: str | None, what: str) -> int:
+    if isinstance(action, bool) or not isinstance(action, int):
+        raise AgentCrash(f"{what} returned {returned or repr(action)}, not an integer action")
+    return action
+
+
+def _as_action(action: Any) -> int | None:
+    if isinstance(action, np.ndarray) and action.shape == () and np.issubdtype(action.dtype, np.integer):
+        action = int(action)
+    if isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_)):
+        return int(action)
+    return None
 
 
 _PROBES: dict[tuple[str, str], Probe] = {}
@@ -276,7 +328,8 @@ def _serve(request_fd: int, reply_fd: int, memory_mb: int) -> None:
     def failed(what: str, err: BaseException) -> None:
         reply(error=f"{what} raised {type(err).__name__}: {err}")
 
-    factory = agent = module_name = None
+    factory = module_name = None
+    agents: dict[int, Any] = {}  # slot -> the agent of the game it holds
     game = seat = None
     while True:
         try:
@@ -295,7 +348,8 @@ def _serve(request_fd: int, reply_fd: int, memory_mb: int) -> None:
             module_name = getattr(factory, "__module__", None) or ""
             reply(ok=True)
         elif kind == "reset":
-            seed = message[1]
+            _, seed, slot = message
+            agents.pop(slot, None)
             try:
                 made = factory(game, seat, seed)
             except Exception as err:
@@ -311,26 +365,42 @@ def _serve(request_fd: int, reply_fd: int, memory_mb: int) -> None:
                 except Exception as err:
                     failed("reset", err)
                     continue
-            agent = made
+            agents[slot] = made
             reply(ok=True)
         elif kind == "act":
+            _, observation, mask, slot = message
             try:
-                action = agent.act(message[1], message[2])
+                action = agents[slot].act(observation, mask)
             except Exception as err:
                 failed("act", err)
                 continue
-            if isinstance(action, np.ndarray) and action.shape == () and np.issubdtype(action.dtype, np.integer):
-                action = int(action)
-            if isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_)):
-                reply(action=int(action))
-            else:
-                reply(action=None, returned=repr(action)[:80])
+            value = _as_action(action)
+            reply(action=value) if value is not None else reply(action=None, returned=repr(action)[:80])
+        elif kind == "act_batch":
+            _, slots, observations, masks = message
+            try:
+                made = [agents[s] for s in slots]
+                actions = type(made[0]).act_batch(made, observations, masks)
+                actions = list(actions)
+            except Exception as err:
+                failed("act_batch", err)
+                continue
+            if len(actions) != len(slots):
+                reply(actions=None, returned_all=f"{len(actions)} actions for {len(slots)} games")
+                continue
+            values = [_as_action(a) for a in actions]
+            reply(actions=values, returned={str(i): repr(a)[:80] for i, (a, v) in enumerate(zip(actions, values))
+                                            if v is None})
         elif kind == "describe":
             games = getattr(factory, "games", None)
             if games is not None and (isinstance(games, str) or not all(isinstance(g, str) for g in games)):
                 reply(error=f"the factory's games attribute must be a tuple of game names, got {games!r}")
                 continue
-            reply(games=None if games is None else list(games), digest=_own_sources(module_name))
+            kind_of = type(next(iter(agents.values()))) if agents else None
+            size = getattr(kind_of, "batch_size", None)
+            reply(games=None if games is None else list(games), digest=_own_sources(module_name),
+                  batch=callable(getattr(kind_of, "act_batch", None)),
+                  batch_size=size if isinstance(size, int) and not isinstance(size, bool) else None)
 
 
 if __name__ == "__main__":

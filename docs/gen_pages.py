@@ -4,6 +4,7 @@
   options, version history), a rendered table, and the rules and rulings of ``seeds/<game>.md``;
 - ``report.md``: the committed evaluation report, ``evaluation/results/report/summary.md`` with its charts;
 - ``results/benchmark/<agent>.md``: each committed benchmark result with its heat map (the leaderboard links them);
+  ``results/benchmark_time/**``: the quick budget's measured time for an outside agent (the benchmark page links it);
 - ``pools.md``: the partner pools and their diversity, ``evaluation/results/pools/summary.md`` with its heat maps;
 - ``results/<path>.png``: the committed result charts that the pages show (``![...](results/...)`` in a page under
   ``docs/``), copied from ``evaluation/results/``;
@@ -205,10 +206,12 @@ def report_page() -> None:
 
 
 def benchmark_results() -> None:
-    folder = ROOT / "evaluation" / "results" / "benchmark"
-    for source in sorted([*folder.glob("*.md"), *folder.glob("*.png")]):
-        with mkdocs_gen_files.open(f"results/benchmark/{source.name}", "wb") as f:
-            f.write(source.read_bytes())
+    results = ROOT / "evaluation" / "results"
+    for name, pattern in (("benchmark", "*"), ("benchmark_time", "**/*")):
+        folder = results / name
+        for source in sorted([*folder.glob(f"{pattern}.md"), *folder.glob(f"{pattern}.png")]):
+            with mkdocs_gen_files.open(f"results/{source.relative_to(results).as_posix()}", "wb") as f:
+                f.write(source.read_bytes())
 
 
 def pools_page() -> None:

@@ -48,8 +48,10 @@ class GameSpec:
     default_variant: str = "normal"
     engine: str | None = None  # "module:attr" of the batched engine class
     fast_loop: str | None = None  # "module:attr": the runner's game loop for bit-level agents
-    tick_loop: str | None = None  # "module:attr": the runner's tick-by-tick loop (Parallel games)
-    record_version: str | None = None  # part of the evaluation cache key of games played by ``tick_loop``
+    # "module:attr": the runner's tick-by-tick game (Parallel games), a generator function (env, seed) that yields
+    # each move it needs as (seat, observation, action_mask), is sent the move, and returns the game's record
+    tick_steps: str | None = None
+    record_version: str | None = None  # part of the evaluation cache key of games played by ``tick_steps``
     ceilings: str | None = None  # file name pattern of the ceilings under evaluation/results/ ("{variant}")
     # "module:attr" of a function giving the game's symmetries as array tables (observation gathers, action maps):
     # relabellings the rules leave invariant, which other-play training draws from
@@ -157,7 +159,7 @@ register(GameSpec(
     extra_variants=(("normal, silent", {"level": "normal", "talk": False}),
                     ("hard, silent", {"level": "hard", "talk": False})),
     engine="cardzoo.envs.summit_rush.batched:SummitRushBatched",
-    tick_loop="cardzoo.evaluation.matches.ticks:play_game", record_version="ticks-1",
+    tick_steps="cardzoo.evaluation.matches.ticks:game_steps", record_version="ticks-1",
     ceilings="summit_rush_ceiling_{variant}.json",
 ))
 register(GameSpec(

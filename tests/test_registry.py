@@ -28,7 +28,7 @@ def test_every_module_attr_field_loads(game):
     assert callable(module.env) and callable(getattr(module, game.doc_attr))
     assert spec(module.env()) is game and spec(game.make()) is game  # the env names itself by its env id
     assert (ROOT / "seeds" / game.rules_doc).is_file()
-    for field in ("engine", "fast_loop", "tick_loop"):
+    for field in ("engine", "fast_loop", "tick_steps"):
         if getattr(game, field) is not None:
             assert callable(game.load(field)), field
         else:
@@ -125,14 +125,14 @@ def test_the_old_tables_are_derived_from_the_registry():
     from cardzoo.envs.batched import ENGINES
     from cardzoo.envs.common.record import ENV_MODULES, PARALLEL_ENVS
     from cardzoo.evaluation.matches.loops import FAST_LOOPS
-    from cardzoo.evaluation.matches.runner import GAME_LOOPS, RECORD_VERSIONS
+    from cardzoo.evaluation.matches.runner import GAME_LOOPS, GAME_STEPS, RECORD_VERSIONS
     from cardzoo.training import ppo_batched, train
 
     assert ENV_MODULES == {s.env_id: f"cardzoo.envs.{s.env_id}" for s in SPECS}
     assert PARALLEL_ENVS == tuple(s.env_id for s in SPECS if s.parallel)
     assert ENGINES == {s.env_id: s.engine for s in batched()} and len(ENGINES) == 3
     assert set(FAST_LOOPS) == {s.env_id for s in SPECS if s.fast_loop}
-    assert set(GAME_LOOPS) == set(RECORD_VERSIONS) == {s.env_id for s in SPECS if s.tick_loop}
+    assert set(GAME_LOOPS) == set(GAME_STEPS) == set(RECORD_VERSIONS) == {s.env_id for s in SPECS if s.tick_steps}
     assert list(train.GAMES) == IDS and list(ppo_batched.GAMES) == [s.name for s in batched()]
 
 

@@ -25,6 +25,9 @@ Each record of such a matchup also holds ``cpu`` and ``decisions``: each seat's 
 Isolated. A matchup with ``isolation`` (the benchmark's) plays each outside agent (``module:callable``) in a worker
 process of its own under those limits (:mod:`cardzoo.agents.isolated`): its failures, a time limit or an exit
 included, end its game as any agent's exception does. Its cache key covers the agent's own source files.
+
+Lockstep. When a seat's agent has ``act_batch`` (its class defines it), a chunk's games are played at once and that
+seat answers all its waiting games with one call (:mod:`.lockstep`); the records are the game-by-game records.
 """
 
 from __future__ import annotations
@@ -47,14 +50,15 @@ from typing import Any
 import numpy as np
 
 from cardzoo.agents.base import BitsAgent
-from cardzoo.agents.isolated import AgentCrash, IsolatedAgent, Limits
+from cardzoo.agents.isolated import AgentCrash, IsolatedAgent, Limits, probe
 from cardzoo.agents.registry import is_outside, make_agent
 from cardzoo.agents.seeding import keyed_agent_seed
-from cardzoo.envs.common.errors import IllegalActionWarning
+from cardzoo.envs.common.errors import IllegalActionError, IllegalActionWarning
 from cardzoo.envs.common.record import make_env
 from cardzoo.envs.registry import GAMES
 from cardzoo.evaluation.progress import Progress
 
+from . import lockstep
 from .loops import FAST_LOOPS, agent_seed
 
 
@@ -138,12 +142,12 @@ class Guarded:
     integer in the action space's range, raises :class:`AgentFailure` naming the seat; an in-range illegal action
     goes to the env (its penalty). Counts the CPU time spent in ``act`` and the calls."""
 
-    def __init__(self, agent, seat: int, n_actions: int):
+    def __init__(self, agent, seat: int, n_actions: int, clock: Callable[[], float] | None = None):
         self.agent, self.seat, self.n_actions = agent, seat, n_actions
         self.name = getattr(agent, "name", type(agent).__name__)
         # An isolated agent thinks in another process: its wall time per call (this process's CPU time would be
         # the pipe's) is what it spends.
-        self.clock = time.perf_counter if isinstance(agent, IsolatedAgent) else time.process_time
+        self.clock = clock or lockstep.wall_or_cpu(agent)
         self.cpu = 0.0
         self.decisions = 0
 
@@ -192,7 +196,7 @@ class _Worker:
 
     def __init__(self, matchup: Matchup, seat_key: bytes | None = None):
         self.matchup, self.seat_key = matchup, seat_key
-        self.failed: str | None = None  # with stop_on_failure: the failure that ends this chunk's play
+        self.failed: tuple[int, str] | None = None  # with stop_on_failure: the failure that ends this chunk's play
         self.options = dict(matchup.options)
         if matchup.strict:  # an agent's illegal move is a bug to report, not a game to count as lost
             self.options.setdefault("illegal_action", "raise")
@@ -200,57 +204,176 @@ class _Worker:
             self.options.setdefault("illegal_action", "penalize")
         self.env = make_env(matchup.env, **self.options)
         seats = self.env.possible_agents
-        specs = [matchup.agents[i % len(matchup.agents)] for i in range(len(seats))]
+        self.specs = [matchup.agents[i % len(matchup.agents)] for i in range(len(seats))]
         self.agents = [IsolatedAgent(spec, matchup.env, seat=i, limits=matchup.isolation) if matchup.isolated(spec)
-                       else make_agent(spec, matchup.env, seat=i) for i, spec in enumerate(specs)]
+                       else make_agent(spec, matchup.env, seat=i) for i, spec in enumerate(self.specs)]
+        self.n_actions = [self.env.action_space(s).n for s in seats]
         if not matchup.strict:
-            self.agents = [(GuardedBits if isinstance(a, BitsAgent) else Guarded)(a, i, self.env.action_space(s).n)
-                           for i, (a, s) in enumerate(zip(self.agents, seats, strict=True))]
+            self.agents = [(GuardedBits if isinstance(a, BitsAgent) else Guarded)(a, i, self.n_actions[i])
+                           for i, a in enumerate(self.agents)]
         self.fast = FAST_LOOPS.get(matchup.env) if all(isinstance(a, BitsAgent) for a in self.agents) else None
-        self.loop = GAME_LOOPS.get(matchup.env, play_env_game)
+        self.steps = GAME_STEPS.get(matchup.env, env_game_steps)
+        self.batching = {i for i in range(len(seats)) if self._batches(i)}
+        self._copies: dict[int, list] = {}  # seat -> one agent per slot (lockstep play of an in-process agent)
+        self._envs = [self.env]  # lockstep: one env per slot, kept for the next chunks
 
     def close(self) -> None:
-        for agent in self.agents:
-            inner = getattr(agent, "agent", agent)
+        for seat in range(len(self.agents)):
+            inner = self._inner(seat)
             if isinstance(inner, IsolatedAgent):
                 inner.close()
 
-    def _play(self, seed: int) -> dict[str, Any]:
-        for seat, agent in enumerate(self.agents):
-            agent.reset(seed=agent_seed(seed, seat) if self.seat_key is None else keyed_agent_seed(self.seat_key,
-                                                                                                  seed, seat))
-        if self.fast is not None:
-            return self.fast(self.options, self.agents, seed)
-        return self.loop(self.env, self.agents, seed)
+    def _inner(self, seat: int):
+        agent = self.agents[seat]
+        return agent.agent if isinstance(agent, Guarded) else agent
 
-    def play(self, seed: int) -> dict[str, Any]:
+    def _batches(self, seat: int) -> bool:
+        inner = self._inner(seat)
+        if isinstance(inner, IsolatedAgent):
+            return probe(self.specs[seat], self.matchup.env, self.matchup.isolation).batch
+        try:
+            return lockstep.batches(inner)
+        except Exception:  # a factory that fails here fails again in the first game, where it is reported
+            return False
+
+    def _seed(self, seed: int, seat: int) -> int:
+        return agent_seed(seed, seat) if self.seat_key is None else keyed_agent_seed(self.seat_key, seed, seat)
+
+    # ------------------------------------------------------------------ one game, as a generator of its moves
+    def _steps(self, seed: int, agents: Sequence, env):
+        for seat, agent in enumerate(agents):
+            agent.reset(seed=self._seed(seed, seat))
+        if self.fast is not None and agents is self.agents:
+            return self.fast(self.options, agents, seed)  # bit-level agents: one call plays the game
+        return (yield from self.steps(env, seed))
+
+    def _not_played(self, seed: int) -> dict[str, Any]:
+        seat, where = self.failed
+        return {"outcome": "error", "error_by": seat, "returns": [0.0] * len(self.agents),
+                "error": f"not played: the agent failed earlier ({where}) and the run stops on a failure",
+                "cpu": [0.0] * len(self.agents), "decisions": [0] * len(self.agents), "seed": seed}
+
+    def _game(self, seed: int, agents: Sequence, env):
+        """One game: its moves asked of the caller (``lockstep``), its record returned. A non-strict matchup's agent
+        failure ends the game as that agent's, with a record saying so."""
         if self.matchup.strict:
-            return {**self._play(seed), "seed": seed}
+            return {**(yield from self._steps(seed, agents, env)), "seed": seed}
         if self.failed is not None:
-            seat, where = self.failed
+            return self._not_played(seed)
+        try:
+            record = yield from self._steps(seed, agents, env)
+        except lockstep.Abandoned:
+            return self._not_played(seed)
+        except AgentFailure as err:
+            seat = err.seat
             record = {"outcome": "error", "error_by": seat, "returns": [0.0] * len(self.agents),
-                      "error": f"not played: the agent failed earlier ({where}) and the run stops on a failure"}
-            record.update(cpu=[0.0] * len(self.agents), decisions=[0] * len(self.agents), seed=seed)
-            return record
-        with warnings.catch_warnings():  # a penalised move is counted in the results, not printed per game
-            warnings.simplefilter("ignore", IllegalActionWarning)
-            try:
-                record = self._play(seed)
-            except AgentFailure as err:
-                seat = err.seat
-                spec = self.matchup.agents[seat % len(self.matchup.agents)]
-                record = {"outcome": "error", "error_by": seat, "returns": [0.0] * len(self.agents),
-                          "error": f"agent {spec!r} as player_{seat} in {self.matchup.env} game seed {seed}: {err}"}
-                if self.matchup.stop_on_failure:
-                    self.failed = (seat, f"game seed {seed}")
-        record["cpu"] = [a.cpu for a in self.agents]
-        record["decisions"] = [a.decisions for a in self.agents]
+                      "error": f"agent {self.specs[seat]!r} as player_{seat} in {self.matchup.env} game seed {seed}: "
+                               f"{err}"}
+            if self.matchup.stop_on_failure and self.failed is None:
+                self.failed = (seat, f"game seed {seed}")
+        record["cpu"] = [a.cpu for a in agents]
+        record["decisions"] = [a.decisions for a in agents]
         record["seed"] = seed
         return record
 
+    def play(self, seed: int) -> dict[str, Any]:
+        with warnings.catch_warnings():  # a penalised move is counted in the results, not printed per game
+            if not self.matchup.strict:
+                warnings.simplefilter("ignore", IllegalActionWarning)
+            return lockstep.drive(self._game(seed, self.agents, self.env), self.agents)
 
-def play_env_game(env, agents: Sequence, seed: int) -> dict[str, Any]:
-    """One game through the env's agent_iter loop; the final info plus each seat's total reward."""
+    def play_chunk(self, seeds: list[int]) -> list[dict[str, Any]]:
+        """A chunk's records: game by game, or in lockstep when a seat's agent has ``act_batch``."""
+        self.failed = None  # each chunk plays until its own first failure
+        if not self.batching:
+            return [self.play(seed) for seed in seeds]
+        games = []
+        for slot, seed in enumerate(seeds):
+            agents = [lockstep.SlotAgent(slot, self._reset(seat, slot)) if seat in self.batching
+                      else self._slot_agent(seat, slot) for seat in range(len(self.agents))]
+            while len(self._envs) <= slot:
+                self._envs.append(make_env(self.matchup.env, **self.options))
+            games.append((self._game(seed, agents, self._envs[slot]), agents))
+        seats = {seat: self._batched_seat(seat) for seat in self.batching}
+        with warnings.catch_warnings():
+            if not self.matchup.strict:
+                warnings.simplefilter("ignore", IllegalActionWarning)
+            return lockstep.play(games, seats, stopped=lambda: self.matchup.stop_on_failure and self.failed is not None)
+
+    # ------------------------------------------------------------------ lockstep: one agent per game
+    def _slot_copy(self, seat: int, slot: int):
+        """Slot ``slot``'s own agent of an in-process seat (agents keep a game's state, so each game of a chunk
+        needs its own); slot 0's is the worker's."""
+        copies = self._copies.setdefault(seat, [self._inner(seat)])
+        while len(copies) <= slot:
+            copies.append(make_agent(self.specs[seat], self.matchup.env, seat=seat))
+        return copies[slot]
+
+    def _reset(self, seat: int, slot: int) -> Callable[[int | None], None]:
+        inner = self._inner(seat)
+        if isinstance(inner, IsolatedAgent):
+            def reset(seed):
+                inner.reset(seed, slot)
+        else:
+            def reset(seed):
+                agent = self._slot_copy(seat, slot)
+                if callable(getattr(agent, "reset", None)):
+                    agent.reset(seed=seed)
+        if self.matchup.strict:
+            return reset
+
+        def guarded(seed):
+            try:
+                reset(seed)
+            except AgentCrash as err:
+                raise AgentFailure(seat, str(err)) from err
+            except Exception as err:
+                raise AgentFailure(seat, f"reset raised {type(err).__name__}: {err}") from err
+        return guarded
+
+    def _slot_agent(self, seat: int, slot: int):
+        """A lockstep game's agent for a seat that answers game by game."""
+        inner = self._inner(seat)
+        agent = _Slot(inner, slot) if isinstance(inner, IsolatedAgent) else self._slot_copy(seat, slot)
+        if self.matchup.strict:
+            return agent
+        wrapper = GuardedBits if isinstance(agent, BitsAgent) else Guarded
+        return wrapper(agent, seat, self.n_actions[seat], clock=lockstep.wall_or_cpu(inner))
+
+    def _batched_seat(self, seat: int) -> lockstep.BatchedSeat:
+        inner = self._inner(seat)
+        if isinstance(inner, IsolatedAgent):
+            call, size = inner.act_batch, probe(self.specs[seat], self.matchup.env, self.matchup.isolation).batch_size
+        else:
+            call = lockstep.in_process_call(self._copies.setdefault(seat, [inner]))
+            size = lockstep.batch_size(inner)
+        n = self.n_actions[seat]
+        if self.matchup.strict:
+            def fail(problem, error):
+                return error if error is not None else IllegalActionError(f"player_{seat}: {problem}")
+        else:
+            def fail(problem, error):
+                return AgentFailure(seat, problem)
+        return lockstep.BatchedSeat(call, size, lockstep.wall_or_cpu(inner), fail,
+                                    check=lambda action: not _malformed(action, n))
+
+
+class _Slot:
+    """One slot of an isolated agent, as the agent of one game."""
+
+    def __init__(self, agent: IsolatedAgent, slot: int):
+        self.agent, self.slot, self.name = agent, slot, agent.name
+
+    def reset(self, seed: int | None = None) -> None:
+        self.agent.reset(seed, self.slot)
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        return self.agent.act(observation, action_mask, self.slot)
+
+
+def env_game_steps(env, seed: int):
+    """One game through the env's agent_iter loop, as a generator of its moves (``lockstep``): yields
+    ``(seat, observation, action_mask)``, is sent the move; returns the final info plus each seat's total reward."""
     env.reset(seed=seed)
     seat_of = {a: i for i, a in enumerate(env.possible_agents)}
     totals = [0.0] * len(env.possible_agents)
@@ -262,13 +385,22 @@ def play_env_game(env, agents: Sequence, seed: int) -> dict[str, Any]:
             final = info
             env.step(None)
         else:
-            env.step(agents[seat_of[agent_id]].act(obs["observation"], obs["action_mask"]))
+            env.step((yield seat_of[agent_id], obs["observation"], obs["action_mask"]))
     return {**final, "returns": totals}
 
 
-# Games played tick by tick for records with more than the final info (env, agents, seed) -> record, and the
-# version of those records, part of the cache key.
-GAME_LOOPS: dict[str, Callable] = {s.env_id: s.load("tick_loop") for s in GAMES.values() if s.tick_loop}
+def play_env_game(env, agents: Sequence, seed: int) -> dict[str, Any]:
+    """One game through the env's agent_iter loop; the final info plus each seat's total reward."""
+    return lockstep.drive(env_game_steps(env, seed), agents)
+
+
+# Games played tick by tick for records with more than the final info (generators of their moves, as
+# ``env_game_steps``), the loops that play one with a list of agents, and the version of those records (part of the
+# cache key).
+GAME_STEPS: dict[str, Callable] = {s.env_id: s.load("tick_steps") for s in GAMES.values() if s.tick_steps}
+GAME_LOOPS: dict[str, Callable] = {
+    env_id: (lambda steps: lambda env, agents, seed: lockstep.drive(steps(env, seed), agents))(steps)
+    for env_id, steps in GAME_STEPS.items()}
 RECORD_VERSIONS = {s.env_id: s.record_version for s in GAMES.values() if s.record_version}
 
 # ---------------------------------------------------------------------------- the cache
@@ -341,8 +473,7 @@ def _play_chunk(matchup: Matchup, seeds: list[int], seat_key: bytes | None = Non
         if _worker is not None:
             _worker.close()  # an isolated agent's process ends with its matchup
         _worker = _Worker(matchup, seat_key)
-    _worker.failed = None  # each chunk plays until its own first failure
-    return [_worker.play(seed) for seed in seeds]
+    return _worker.play_chunk(seeds)
 
 
 def _chunk_name(seeds: list[int]) -> str:

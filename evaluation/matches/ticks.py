@@ -2,8 +2,9 @@
 stock turns, and in talking games what each message was followed by.
 
 The game is the one ``play_env_game`` plays through the AEC form (every seat acts on the observation at the start
-of the tick, in seat order; tested equal), played on the Parallel env underneath it. Its record is the final info
-and each seat's total reward, plus:
+of the tick, in seat order; tested equal), played on the Parallel env underneath it: :func:`game_steps` as a
+generator of the moves it needs (so the runner can play many games at once), :func:`play_game` with one agent per
+seat. Its record is the final info and each seat's total reward, plus:
 
 - ``needless_turns``: stock cards turned in a tick in which a free card fitted some pile at the start of the tick
   (the document's tip: turn only when nothing fits);
@@ -20,10 +21,12 @@ and each seat's total reward, plus:
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Generator, Sequence
 from typing import Any
 
 from cardzoo.envs.summit_rush import rules
+
+from .lockstep import drive
 
 WHAT = ("turn", "wait", "named", "play")
 
@@ -49,6 +52,12 @@ def what(game: rules.State, move: int, message: int, speaker: int) -> str:
 
 def play_game(env, agents: Sequence, seed: int) -> dict[str, Any]:
     """One game of Summit Rush (``env`` from ``make_env``; its Parallel env is played), with the counts above."""
+    return drive(game_steps(env, seed), agents)
+
+
+def game_steps(env, seed: int) -> Generator[tuple[int, Any, Any], int, dict[str, Any]]:
+    """:func:`play_game`'s game as a generator: yields ``(seat, observation, action_mask)`` for each move, in seat
+    order within a tick, is sent the move, and returns the record."""
     par = env.unwrapped
     obs, _ = par.reset(seed=seed)
     seats = par.possible_agents
@@ -61,7 +70,9 @@ def play_game(env, agents: Sequence, seed: int) -> dict[str, Any]:
     said: list[int] | None = None  # each seat's message of the last tick
     final: dict[str, Any] = {}
     while par.agents:
-        joint = [agents[i].act(obs[a]["observation"], obs[a]["action_mask"]) for i, a in enumerate(seats)]
+        joint = []
+        for i, a in enumerate(seats):
+            joint.append((yield i, obs[a]["observation"], obs[a]["action_mask"]))
         messages, moves = zip(*(divmod(int(a), n_moves) for a in joint), strict=True)
         game = par.game
         turners = sum(1 for m in moves if m == par.TURN)

@@ -12,6 +12,8 @@ with the key gets the same one), and plays the object it returns, in a worker pr
   ``--keep-going``.
 - ``make_agent.games = ("rope_team",)`` would declare the games it plays (the others are skipped); this one plays
   every game.
+- Giving the class an ``act_batch(agents, observations, action_masks)`` static method (one action per game, the
+  rows stacked) lets the benchmark ask for many games' moves in one call (docs/benchmark.md, "Many games at once").
 - The agent sees its own observations only (the env's ``observation`` vector, described on each game's docs page);
   it must not read the env, the state or another agent.
 
