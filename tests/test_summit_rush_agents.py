@@ -78,7 +78,8 @@ def test_agent_plays_legally_turns_only_when_nothing_fits_and_never_collides(opt
 def test_agent_with_a_random_partner_stays_legal():
     env_agents = [SummitRushSimple(), make_agent("random", "summit_rush_v0", seed=3)]
     for seed in range(10):
-        play_parallel({}, seed, agents=env_agents)  # the env raises on any illegal action
+        _, info, _ = play_parallel({"illegal_action": "raise"}, seed, agents=env_agents)  # raises on an illegal move
+        assert info["outcome"] != "illegal"
 
 
 def test_agent_prefers_the_card_that_uncovers():

@@ -156,8 +156,9 @@ def test_talking_games_are_played_silently_and_the_same():
 
 def test_with_a_simple_partner_the_game_stays_legal():
     for seed in range(3):
-        play({"level": "normal", "talk": False}, seed, [SummitRushSearch(**SMALL), make_agent("simple",
-                                                                                         "summit_rush_v0")])
+        _, info = play({"level": "normal", "talk": False, "illegal_action": "raise"}, seed,  # raises on an illegal move
+                       [SummitRushSearch(**SMALL), make_agent("simple", "summit_rush_v0")])
+        assert info["outcome"] != "illegal"
 
 
 def test_leaves_the_blueprint_to_beat_the_clock():
