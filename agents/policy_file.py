@@ -74,20 +74,12 @@ class Policy(NamedTuple):
 
 
 def action_sizes(env: str) -> frozenset[int] | None:
-    """The sizes of ``env``'s action space over its variants (None for an env that is not cardzoo's)."""
-    if env == "rope_team_v0":
-        from cardzoo.envs.common.cards import N_CARDS  # action c plays card c
+    """The sizes of ``env``'s action space over its variants (the registry's; None for an env that is not
+    cardzoo's)."""
+    from cardzoo.envs.registry import by_env_id
 
-        return frozenset({N_CARDS})
-    if env == "rook_v0":
-        from cardzoo.envs.rook.rules import N_ACTIONS
-
-        return frozenset({N_ACTIONS})
-    if env == "summit_rush_v0":
-        from cardzoo.envs.summit_rush.rules import ORDERS, Config
-
-        return frozenset(Config(players=p, talk=t).n_actions for p in ORDERS for t in (False, True))
-    return None
+    game = by_env_id().get(env)
+    return None if game is None else game.action_sizes
 
 
 def expected_arrays(layers: int) -> list[str]:

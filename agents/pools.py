@@ -73,39 +73,50 @@ class Pool:
         return getattr(self, name)
 
 
-POOLS: dict[str, Pool] = {
-    # Partners. Families split across the parts: the simple strategy's convention variants (the trump pair and the
-    # lead-expectation pair one on each side), the two learned_v1 seeds, the trained policies of learned's recipe
-    # (learned itself, seed 0, is a benchmarked agent, not a partner: seed 1 in test, the entropy-bonus run in dev),
-    # the policy that reads the observation alone. Weak: random play, and the simple strategy with a third of its
-    # cards random.
-    "rope_team": Pool(
-        VERSION,
-        dev=("simple", "simple_lead_long", "simple_trump_eager", "simple_trusting", "learned_v1", "learned_entropy",
-             "learned_plain"),
-        test=("simple_signal", "simple_high_follow", "simple_trump_shy", "simple_wary", "learned_v1_seed1",
-              "learned_seed1"),
-        weak=("random", "simple_careless"),
-    ),
-    # Partners, in the benchmark's talking games (a silent member says nothing). The simple strategy (silent in dev,
-    # talking in test), its convention variants (agents/summit_rush_partners.py; the two "which card" variants one
-    # on each side; what a call means, in dev), a talking and a silent trained policy. Weak: random play, the slow
-    # partner and the one that waits too long to turn the stock.
-    "summit_rush": Pool(
-        VERSION,
-        dev=("simple", "summit_partner_pile", "summit_uncover", "summit_eager_turn", "summit_talk_deliver",
-             "learned_talk"),
-        test=("simple_talk", "summit_leftmost", "summit_down", "learned_v1", "summit_random_card"),
-        weak=("random", "summit_slow", "summit_patient_turn"),
-    ),
-    # Opponents: the heuristic and its bidding tempers, a trained policy, a cheap search. Weak: random play.
-    "rook": Pool(
-        VERSION,
-        dev=("heuristic", "heuristic_bold"),
-        test=("heuristic_timid", "learned_v1", "search_small"),
-        weak=("random",),
-    ),
-}
+# Each game's registry entry names its pool (``pool``); the pools are written here.
+
+# Partners. Families split across the parts: the simple strategy's convention variants (the trump pair and the
+# lead-expectation pair one on each side), the two learned_v1 seeds, the trained policies of learned's recipe
+# (learned itself, seed 0, is a benchmarked agent, not a partner: seed 1 in test, the entropy-bonus run in dev),
+# the policy that reads the observation alone. Weak: random play, and the simple strategy with a third of its
+# cards random.
+ROPE_TEAM = Pool(
+    VERSION,
+    dev=("simple", "simple_lead_long", "simple_trump_eager", "simple_trusting", "learned_v1", "learned_entropy",
+         "learned_plain"),
+    test=("simple_signal", "simple_high_follow", "simple_trump_shy", "simple_wary", "learned_v1_seed1",
+          "learned_seed1"),
+    weak=("random", "simple_careless"),
+)
+
+# Partners, in the benchmark's talking games (a silent member says nothing). The simple strategy (silent in dev,
+# talking in test), its convention variants (agents/summit_rush_partners.py; the two "which card" variants one
+# on each side; what a call means, in dev), a talking and a silent trained policy. Weak: random play, the slow
+# partner and the one that waits too long to turn the stock.
+SUMMIT_RUSH = Pool(
+    VERSION,
+    dev=("simple", "summit_partner_pile", "summit_uncover", "summit_eager_turn", "summit_talk_deliver",
+         "learned_talk"),
+    test=("simple_talk", "summit_leftmost", "summit_down", "learned_v1", "summit_random_card"),
+    weak=("random", "summit_slow", "summit_patient_turn"),
+)
+
+# Opponents: the heuristic and its bidding tempers, a trained policy, a cheap search. Weak: random play.
+ROOK = Pool(
+    VERSION,
+    dev=("heuristic", "heuristic_bold"),
+    test=("heuristic_timid", "learned_v1", "search_small"),
+    weak=("random",),
+)
+
+
+def _registered() -> dict[str, Pool]:
+    from cardzoo.envs.registry import GAMES
+
+    return {name: spec.load("pool") for name, spec in GAMES.items() if spec.pool}
+
+
+POOLS: dict[str, Pool] = _registered()  # game name -> its pool, in the registry's order
 
 
 def pool(game) -> Pool:
@@ -113,7 +124,8 @@ def pool(game) -> Pool:
     as ``cardzoo.envs.registry.spec`` accepts. A game without a pool raises ``OptionError`` naming the pools."""
     from cardzoo.envs.registry import spec
 
-    name = spec(game).name
-    if name not in POOLS:
-        raise OptionError(f"{name} has no partner or opponent pool; pools: {', '.join(POOLS)}")
-    return POOLS[name]
+    game = spec(game)
+    if not game.pool:
+        raise OptionError(f"{game.name} has no partner or opponent pool (its registry entry names none); pools: "
+                          f"{', '.join(POOLS)}")
+    return game.load("pool")

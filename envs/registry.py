@@ -44,8 +44,18 @@ class GameSpec:
     # env options every trainer adds (Rook: single rounds)
     train_options: Mapping[str, Any] = field(default_factory=lambda: _EMPTY)
     reward_scale: float = 1.0  # trainers' reward scale (Rook's rounds pay hundreds of points)
+    # The benchmark's settings: one per level with ``benchmark_options`` added, or (if given) ``benchmark_variants``
+    # (name, options), the settings instead
+    benchmark_options: Mapping[str, Any] = field(default_factory=lambda: _EMPTY)
+    benchmark_variants: tuple[tuple[str, Mapping[str, Any]], ...] = ()
     extra_variants: tuple[tuple[str, Mapping[str, Any]], ...] = ()  # play page: variants after one per level
     default_variant: str = "normal"
+    # "module:attr" of the seat's text view class, TextView(config, legal_moves) (cardzoo.envs.text; language seats)
+    text_view: str | None = None
+    # "module:attr" of the seat view class of the play page and terminal (cardzoo.play.views.SeatView: at_table,
+    # result, outcome_text, named, typing_help)
+    seat_view: str | None = None
+    pool: str | None = None  # "module:attr" of the benchmark's partner (or opponent) pool (cardzoo.agents.pools)
     engine: str | None = None  # "module:attr" of the batched engine class
     fast_loop: str | None = None  # "module:attr": the runner's game loop for bit-level agents
     # "module:attr": the runner's tick-by-tick game (Parallel games), a generator function (env, seed) that yields
@@ -69,6 +79,15 @@ class GameSpec:
     def levels(self) -> tuple[str, ...]:
         """The level presets of the rules module, in its order; () for a game without levels."""
         return tuple(getattr(self.rules(), "LEVELS", {}))
+
+    @property
+    def action_sizes(self) -> frozenset[int]:
+        """The sizes of the env's action space over its variants (``ACTION_SIZES`` of its env module): what a
+        policy file's output layer must have."""
+        sizes = getattr(importlib.import_module(f"cardzoo.envs.{self.name}.env"), "ACTION_SIZES", None)
+        if not sizes:
+            raise OptionError(f"{self.name}'s env module states no ACTION_SIZES")
+        return frozenset(sizes)
 
     @property
     def options(self) -> tuple[str, ...]:
@@ -147,6 +166,8 @@ register(GameSpec(
     rules_doc="rope_team.md", doc_attr="raw_env", baseline="simple", default_level="normal",
     extra_variants=(("normal, open hands", {"level": "normal", "open_hands": True}),
                     ("normal, two deals", {"level": "normal", "max_deals": 2})),
+    text_view="cardzoo.envs.rope_team.text:RopeTeamText", seat_view="cardzoo.play.views:RopeTeamView",
+    pool="cardzoo.agents.pools:ROPE_TEAM",
     engine="cardzoo.envs.rope_team.batched:RopeTeamBatched",
     fast_loop="cardzoo.evaluation.matches.loops:rope_team_bits_game",
     ceilings="rope_team_ceiling_{variant}.json",
@@ -158,8 +179,13 @@ register(GameSpec(
     default_level="normal", train_levels=("normal",), policy_levels=("normal", "hard"),
     extra_variants=(("normal, silent", {"level": "normal", "talk": False}),
                     ("hard, silent", {"level": "hard", "talk": False})),
+    text_view="cardzoo.envs.summit_rush.text:SummitRushText", seat_view="cardzoo.play.views:SummitRushView",
+    pool="cardzoo.agents.pools:SUMMIT_RUSH",
     engine="cardzoo.envs.summit_rush.batched:SummitRushBatched",
     tick_steps="cardzoo.evaluation.matches.ticks:game_steps", record_version="ticks-1",
+    # Every level, two players, timed, talking (the env's default: a silent agent simply says nothing). Learned
+    # agents play Expert with Hard's policy on Hard's clock (agents/policy_choice.py).
+    benchmark_options=MappingProxyType({"players": 2, "talk": True}),
     ceilings="summit_rush_ceiling_{variant}.json",
 ))
 register(GameSpec(
@@ -168,5 +194,8 @@ register(GameSpec(
     train_levels=("single_round",), train_options=MappingProxyType({"rounds": 1}), reward_scale=0.01,
     extra_variants=(("one round", {"rounds": 1}), ("game to 250", {"target_score": 250}), ("game to 500", {})),
     default_variant="one round",
+    benchmark_variants=(("single_round", MappingProxyType({"rounds": 1})),),  # the unit trainers and the report use
+    text_view="cardzoo.envs.rook.text:RookText", seat_view="cardzoo.play.views:RookView",
+    pool="cardzoo.agents.pools:ROOK",
     engine="cardzoo.envs.rook.batched:RookBatched",
 ))

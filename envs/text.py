@@ -57,14 +57,4 @@ def text_view(game: Any, options: dict[str, Any] | None = None, legal_moves: boo
         env = game_spec.make(**(options or {}))
         config = env.unwrapped.config
         env.close()
-    if game_spec.name == "rope_team":
-        from .rope_team.text import RopeTeamText
-
-        return RopeTeamText(config, legal_moves)
-    if game_spec.name == "rook":
-        from .rook.text import RookText
-
-        return RookText(config, legal_moves)
-    from .summit_rush.text import SummitRushText
-
-    return SummitRushText(config, legal_moves)
+    return game_spec.load("text_view")(config, legal_moves)

@@ -24,20 +24,15 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 
-from cardzoo.envs.common.cards import CARD_NAMES, STANDARD_CARDS, card_pretty
 from cardzoo.envs.common.errors import IllegalActionError
-from cardzoo.envs.rook import rules as rook
 
 from .table import Table, TickTable, refusal
-from .views import SeatView, SummitRushView, card_aliases, letters, pick, rules_text, squeeze
+from .views import SeatView, letters, pick, rules_text, squeeze, view_class
 
-HELP = {
-    "rope_team_v0": "Type a card (QS, 10h, th) or its number. ? help, q quit.",
-    "rook_v0": "Type a card (QS, 10h, rook), a bid (75 or bid 75), pass, a suit (hearts), up or hidden, or a number. "
-               "? help, q quit.",
-    "summit_rush_v0": "Type a card (7h; 7h 1 for pile 1), t to turn your stock, w to wait, or a number; "
-                      "add > and a message to say something (?? lists them). ? help, q quit.",
-}
+
+def typing_help(game: str) -> str:
+    """What a person may type in ``game`` (its seat view's ``typing_help``)."""
+    return view_class(game).typing_help
 
 
 class Quit(Exception):
@@ -82,7 +77,7 @@ class Terminal:
                 lines.append("")
             lines[-1] += ("   " if lines[-1] else "") + item
         self.write("\n".join(lines))
-        self.write(HELP[self.table.game])
+        self.write(typing_help(self.table.game))
 
     def choose(self, seat: int) -> int:
         """Ask until the person names a move; its action (with the message, in a talking Summit Rush). The move
@@ -99,7 +94,7 @@ class Terminal:
             elif word == "??":
                 self.list_messages(view)
             elif not word:
-                self.write(HELP[self.table.game])
+                self.write(typing_help(self.table.game))
             else:
                 try:
                     return self.parse(view, typed)
@@ -118,13 +113,13 @@ class Terminal:
         if action is None:
             if text.isdigit():
                 raise IllegalActionError(f"there is no move {text}: choose 1..{len(view.legal)}")
-            raise IllegalActionError(f"{move_text.strip()!r} names no move. {HELP[self.table.game]}")
+            raise IllegalActionError(f"{move_text.strip()!r} names no move. {typing_help(self.table.game)}")
         if isinstance(self.table, TickTable):
             return message * self.table.env.n_moves + action
         return action
 
     def message(self, view: SeatView, said: str) -> int:
-        messages = view.message_moves() if isinstance(view, SummitRushView) else []
+        messages = view.message_moves()
         if not messages:
             raise IllegalActionError("nothing can be said in this game (it is silent): drop the '>' part")
         text = said.strip() if said.strip().startswith("#") else letters(said)
@@ -136,25 +131,11 @@ class Terminal:
     @staticmethod
     def named(view: SeatView, text: str) -> int | None:
         """The action of a card (or Rook bid) named by ``text`` that is not a legal move, so that the env says why
-        not; None if ``text`` names none."""
-        if view.game == "summit_rush_v0":
-            for code in filter(None, view.table["peaks"]):
-                if code != "??" and text in card_aliases(code):
-                    return view.table["peaks"].index(code) * view.config.players + view.seat
-            cards = {a: name for name in CARD_NAMES for a in card_aliases(name)}
-            if text in cards:
-                raise IllegalActionError(f"{card_pretty(STANDARD_CARDS[cards[text]])} is not a face-up card of the "
-                                         "peaks")
-            return None
-        if view.game == "rook_v0":
-            amount = text.removeprefix("bid")
-            if amount.isdigit() and int(amount) in rook.BID_AMOUNTS:
-                return rook.bid_action(int(amount))
-        names = rook.NAMES if view.game == "rook_v0" else STANDARD_CARDS
-        return next((card for name, card in names.items() if text in card_aliases(name)), None)
+        not; None if ``text`` names none (the game's seat view knows its names)."""
+        return view.named(text)
 
     def list_messages(self, view: SeatView) -> None:
-        messages = view.message_moves() if isinstance(view, SummitRushView) else []
+        messages = view.message_moves()
         if not messages:
             self.write("this game is silent: nothing can be said")
             return

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from cardzoo.envs.common.cards import CARD_NAMES, STANDARD_CARDS, SUIT_NAMES, SUIT_SYMBOLS, card_pretty
+from cardzoo.envs.common.errors import IllegalActionError
 from cardzoo.envs.common.text import Move, card_aliases, letters, pick, squeeze  # noqa: F401 (play's names)
 from cardzoo.envs.rook import rules as rook
 from cardzoo.envs.rook.observer import describe as rook_describe
@@ -108,14 +109,52 @@ class SeatView:
     def text(self) -> str:
         raise NotImplementedError
 
+    # What the registry's ``seat_view`` is asked: the view of a seat at a table, the end of a game in words, and a
+    # move named in the terminal (what may be typed, the messages that may be said).
+    typing_help = "Type a move's number. ? help, q quit."
+
+    def message_moves(self) -> list[Move]:
+        """The messages this seat may say now (none in a silent game)."""
+        return []
+
+    @classmethod
+    def at_table(cls, env, seat: int) -> SeatView:
+        """The view of ``seat`` at a table of ``env`` (its public options only)."""
+        return cls(seat)
+
+    @staticmethod
+    def result(info: dict[str, Any], seat: int) -> str:
+        """``seat``'s result from the end-of-game info: "win", "loss" (or "tie")."""
+        return "win" if info.get("outcome") == "win" else "loss"
+
+    @classmethod
+    def outcome_text(cls, info: dict[str, Any], seat: int) -> str:
+        """One sentence on how the game ended, for ``seat`` (``info`` is the end-of-game info: no cards)."""
+        return f"The game ended: {info['outcome']}."
+
+    def named(self, text: str) -> int | None:
+        """The action of a move named by ``text`` (squeezed, lower case) that is not a legal move, so that the env
+        says why not; None if ``text`` names none."""
+        return next((card for name, card in STANDARD_CARDS.items() if text in card_aliases(name)), None)
+
 
 class RopeTeamView(SeatView):
     """Rope Team: the ridge from the seat's own end (position 0) to the partner's end (8)."""
 
     game = "rope_team_v0"
+    typing_help = "Type a card (QS, 10h, th) or its number. ? help, q quit."
 
     def __init__(self, seat: int):
         super().__init__(seat, ["you", "partner"] if seat == 0 else ["partner", "you"])
+
+    @classmethod
+    def outcome_text(cls, info: dict[str, Any], seat: int) -> str:
+        up = f"{info['uncovered']}/8 ridge cards up"
+        return {"win": f"You won: all eight ridge cards are up, in deal {info['win_deal']} after {info['tricks']} "
+                       "tricks.",
+                "fall": f"You lost: the coin fell off the ridge after {info['tricks']} tricks ({up}).",
+                "out_of_deals": f"You lost: out of deals after {info['tricks']} tricks ({up})."}.get(
+            info["outcome"], f"The game ended: {info['outcome']}.")
 
     def observe(self, observation: np.ndarray, mask: np.ndarray) -> None:
         t, before = rope_describe(observation), self.table
@@ -184,6 +223,33 @@ class RookView(SeatView):
     """Rook for Two: the seat's hand, the bidding, the draw pile's face-up card and the tricks."""
 
     game = "rook_v0"
+    typing_help = ("Type a card (QS, 10h, rook), a bid (75 or bid 75), pass, a suit (hearts), up or hidden, or a "
+                   "number. ? help, q quit.")
+
+    @classmethod
+    def at_table(cls, env, seat: int) -> RookView:
+        return cls(seat, env.unwrapped.config.target_score)
+
+    @staticmethod
+    def result(info: dict[str, Any], seat: int) -> str:
+        winner = info.get("winner")
+        return "tie" if winner is None else "win" if winner == f"player_{seat}" else "loss"
+
+    @classmethod
+    def outcome_text(cls, info: dict[str, Any], seat: int) -> str:
+        outcome = info["outcome"]
+        me, opp = info["totals"][seat], info["totals"][1 - seat]
+        what = "round" if outcome == "rounds_done" and info["rounds"] == 1 else "game"
+        won = {"win": "You won", "loss": "Your opponent won", "tie": "A tie"}[cls.result(info, seat)]
+        how = {"bidder_fell": ": the set bidder fell to minus the target", "round_limit": ": cut off at the round "
+               "limit"}.get(outcome, "")
+        return f"{won} the {what}{how}, {me} to {opp} after {info['rounds']} round{'s' * (info['rounds'] != 1)}."
+
+    def named(self, text: str) -> int | None:
+        amount = text.removeprefix("bid")
+        if amount.isdigit() and int(amount) in rook.BID_AMOUNTS:
+            return rook.bid_action(int(amount))
+        return next((card for name, card in rook.NAMES.items() if text in card_aliases(name)), None)
 
     def __init__(self, seat: int, target_score: int):
         super().__init__(seat, ["you", "opponent"] if seat == 0 else ["opponent", "you"])
@@ -275,6 +341,33 @@ class SummitRushView(SeatView):
     """Summit Rush: the public table (every seat sees the same), the messages heard and the seat's own moves."""
 
     game = "summit_rush_v0"
+    typing_help = ("Type a card (7h; 7h 1 for pile 1), t to turn your stock, w to wait, or a number; add > and a "
+                   "message to say something (?? lists them). ? help, q quit.")
+
+    @classmethod
+    def at_table(cls, env, seat: int) -> SummitRushView:
+        return cls(seat, env.config, env.describe)
+
+    @classmethod
+    def outcome_text(cls, info: dict[str, Any], seat: int) -> str:
+        outcome = info["outcome"]
+        if outcome == "win":
+            return f"You won: the peaks are cleared in {info['ticks']} moves with {info['score']} stock cards to " \
+                   "spare."
+        left = f"{info['peaks_left']} peak cards left"
+        return {"time": f"You lost: time ran out after {info['ticks']} moves, {left}.",
+                "stuck": f"You lost: stuck after {info['ticks']} moves (no stock, nothing fits), {left}.",
+                "tick_limit": f"Cut off after {info['ticks']} moves, {left}."}.get(outcome,
+                                                                                  f"The game ended: {outcome}.")
+
+    def named(self, text: str) -> int | None:
+        for code in filter(None, self.table["peaks"]):
+            if code != "??" and text in card_aliases(code):
+                return self.table["peaks"].index(code) * self.config.players + self.seat
+        cards = {a: name for name in CARD_NAMES for a in card_aliases(name)}
+        if text in cards:
+            raise IllegalActionError(f"{card_pretty(STANDARD_CARDS[cards[text]])} is not a face-up card of the peaks")
+        return None
 
     def __init__(self, seat: int, config: summit.Config, describe):
         players = config.players
@@ -352,45 +445,25 @@ class SummitRushView(SeatView):
         return "\n".join(lines)
 
 
+def view_class(game) -> type[SeatView]:
+    """The seat view of ``game`` (a name or an env id): the registry's ``seat_view``."""
+    from cardzoo.envs.registry import spec
+
+    return spec(game).load("seat_view")
+
+
 def make_view(game: str, env, seat: int) -> SeatView:
     """The view of ``seat`` at a table of ``env`` (its public options only: levels, players, the clock)."""
-    if game == "rope_team_v0":
-        return RopeTeamView(seat)
-    if game == "rook_v0":
-        return RookView(seat, env.unwrapped.config.target_score)
-    return SummitRushView(seat, env.config, env.describe)
+    return view_class(game).at_table(env, seat)
 
 
 # ---------------------------------------------------------------------------- the end of a game
 def result(game: str, info: dict[str, Any], seat: int) -> str:
     """``seat``'s result from the end-of-game info: "win", "loss" or (Rook) "tie"."""
-    if game == "rook_v0":
-        winner = info.get("winner")
-        return "tie" if winner is None else "win" if winner == f"player_{seat}" else "loss"
-    return "win" if info.get("outcome") == "win" else "loss"
+    return view_class(game).result(info, seat)
 
 
 def outcome_text(game: str, info: dict[str, Any], seat: int) -> str:
     """One sentence on how the game ended, for ``seat`` (the page and the terminal show it; tests compare it with
     the replay of the saved record). ``info`` is the env's end-of-game info, which holds no cards."""
-    outcome = info["outcome"]
-    if game == "rope_team_v0":
-        up = f"{info['uncovered']}/8 ridge cards up"
-        return {"win": f"You won: all eight ridge cards are up, in deal {info['win_deal']} after {info['tricks']} "
-                       "tricks.",
-                "fall": f"You lost: the coin fell off the ridge after {info['tricks']} tricks ({up}).",
-                "out_of_deals": f"You lost: out of deals after {info['tricks']} tricks ({up})."}.get(
-            outcome, f"The game ended: {outcome}.")
-    if game == "rook_v0":
-        me, opp = info["totals"][seat], info["totals"][1 - seat]
-        what = "round" if outcome == "rounds_done" and info["rounds"] == 1 else "game"
-        won = {"win": "You won", "loss": "Your opponent won", "tie": "A tie"}[result(game, info, seat)]
-        how = {"bidder_fell": ": the set bidder fell to minus the target", "round_limit": ": cut off at the round "
-               "limit"}.get(outcome, "")
-        return f"{won} the {what}{how}, {me} to {opp} after {info['rounds']} round{'s' * (info['rounds'] != 1)}."
-    if outcome == "win":
-        return f"You won: the peaks are cleared in {info['ticks']} moves with {info['score']} stock cards to spare."
-    left = f"{info['peaks_left']} peak cards left"
-    return {"time": f"You lost: time ran out after {info['ticks']} moves, {left}.",
-            "stuck": f"You lost: stuck after {info['ticks']} moves (no stock, nothing fits), {left}.",
-            "tick_limit": f"Cut off after {info['ticks']} moves, {left}."}.get(outcome, f"The game ended: {outcome}.")
+    return view_class(game).outcome_text(info, seat)

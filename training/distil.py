@@ -97,8 +97,9 @@ class DistilConfig:
             raise ValueError(f"unknown level(s) {unknown} for {self.game}; levels: {', '.join(levels)}")
         if game.per_level_policy and len(self.levels) != 1:
             raise ValueError("summit_rush observations differ in length between levels: one level per run")
-        if self.game == "summit_rush" and self.teacher_rollouts:
-            raise ValueError("--teacher-rollouts is the Rope Team search's; Summit Rush's plays every world out")
+        if self.teacher_rollouts and self.game not in TEACHER_ROLLOUTS:
+            raise ValueError(f"--teacher-rollouts is the Rope Team search's; {GAMES[self.game].title}'s plays every "
+                             "world out")
         if self.features == "default":
             self.features = STUDENTS[self.game][0]
         if self.init == "default":
@@ -125,6 +126,7 @@ class DistilConfig:
 STUDENTS = {"rope_team": ("rope_team_scores", "rope_team"),
             "summit_rush": ("summit_rush_simple", "summit_rush_{level}")}
 GAMES = {name: REGISTRY[name] for name in STUDENTS}
+TEACHER_ROLLOUTS = {"rope_team"}  # the games whose search teacher takes a rollouts-per-world option
 
 
 # ----------------------------------------------------------------------------- labelling
@@ -175,7 +177,7 @@ class _Recorder:
 def label_games(job: dict) -> dict[str, np.ndarray]:
     """Play the games of ``job`` (game, levels, seeds, student policy file or None, beta, teacher options, features,
     mixing seed) and label every decision of every seat with that seat's teacher's action."""
-    return {"rope_team": _label_rope_team, "summit_rush": _label_summit_rush}[job.get("game", "rope_team")](job)
+    return LABELLERS[job.get("game", "rope_team")](job)
 
 
 def _label_rope_team(job: dict) -> dict[str, np.ndarray]:
@@ -235,6 +237,9 @@ def _label_summit_rush(job: dict) -> dict[str, np.ndarray]:
             info = infos[env.possible_agents[0]]
         rec.wins.append(info["outcome"] == "win")
     return rec.arrays()
+
+
+LABELLERS = {"rope_team": _label_rope_team, "summit_rush": _label_summit_rush}  # one per game of STUDENTS
 
 
 def _greedy(policy, x: np.ndarray, mask: np.ndarray) -> int:

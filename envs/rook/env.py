@@ -151,6 +151,7 @@ from . import render, rules
 from .observer import LAYOUT, STATE_LAYOUT, describe, observe_bits, state_bits
 
 AGENTS = ("player_0", "player_1")
+ACTION_SIZES = frozenset({rules.N_ACTIONS})  # the action space of every variant
 ENV_OPTIONS = ("target_score", "rounds", "max_rounds", "illegal_action", "render_mode", "render_viewer")
 RESET_OPTIONS = ("deck", "dealer", "totals")
 _NO_REWARDS = (0.0, 0.0)  # the reward of almost every step, shared rather than allocated

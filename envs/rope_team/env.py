@@ -96,13 +96,14 @@ import numpy as np
 from gymnasium import spaces
 
 from ..common.aec import CardGameAEC
-from ..common.cards import SUIT_NAMES, card_pretty, mask_to_bits, parse_deck
+from ..common.cards import N_CARDS, SUIT_NAMES, card_pretty, mask_to_bits, parse_deck
 from ..common.options import check_reset_options, flag, int_in, number, one_of, reject_unknown
 from ..common.wrappers import OrderEnforcing
 from . import render, rules
 from .observer import LAYOUT, MAX_ROPES, STATE_LAYOUT, describe, observe_bits, state_bits
 
 AGENTS = ("player_0", "player_1")
+ACTION_SIZES = frozenset({N_CARDS})  # action c plays card c, in every variant
 ENV_OPTIONS = ("level", "ropes", "trumps", "max_deals", "open_hands", "shaping", "illegal_action",
                "render_mode", "render_viewer")
 RESET_OPTIONS = ("deck", "dealer")

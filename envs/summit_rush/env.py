@@ -172,6 +172,8 @@ from .observer import Observer
 ENV_OPTIONS = ("level", "players", "solo", "stock", "time_limit", "seconds_per_action", "wrap", "max_ticks",
                "talk", "silent", "illegal_action", "render_mode")
 RESET_OPTIONS = ("deck",)
+# the action space's size in each variant: moves per player count, times the messages when talking
+ACTION_SIZES = frozenset(rules.Config(players=p, talk=t).n_actions for p in rules.ORDERS for t in (False, True))
 _CONFIG_OPTIONS = ("level", "players", "solo", "stock", "time_limit", "seconds_per_action", "wrap", "max_ticks", "talk",
                    "silent")
 ILLEGAL_ACTION_MODES = ("penalize", "raise", "wait")

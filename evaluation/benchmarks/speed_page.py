@@ -21,10 +21,16 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "evaluation" / "results"
 PAGE = ROOT / "docs" / "speed.md"
-TITLES = {"rope_team_v0": "Rope Team", "summit_rush_v0": "Summit Rush", "rook_v0": "Rook for Two"}
 TRAINERS = {"sb3": "SB3 MaskablePPO (`cardzoo train`)", "batched": "`cardzoo train --backend batched`",
             "batched_features": "the same, reading `{features}`",
             "batched_minibatch_4096": "the same without features, minibatches of 4,096"}
+
+
+def _title(env_id: str) -> str:
+    from cardzoo.envs.registry import by_env_id
+
+    game = by_env_id().get(env_id)
+    return env_id if game is None else game.title
 
 
 def _bullet(text: str) -> str:
@@ -95,7 +101,7 @@ def engine_table(engine: dict) -> str:
     columns = [(game, variant, single, rows) for game, result in engine.items()
                for variant, (single, rows) in _columns(result).items()]
     sizes = sorted({r["n"] for *_, rows in columns for r in rows})
-    head = [f"{TITLES.get(game, game)}" + (f" ({engine[game]['level']})" if "level" in engine[game] else "")
+    head = [f"{_title(game)}" + (f" ({engine[game]['level']})" if "level" in engine[game] else "")
             + f", {variant}" for game, variant, *_ in columns]
     lines = ["| games stepped together (N) | " + " | ".join(head) + " |", "|---|" + "---:|" * len(columns),
              "| single env loop | " + " | ".join(f"{single['decisions_per_cpu_second']:,}" for _, _, single, _ in
@@ -123,7 +129,7 @@ def engine_table(engine: dict) -> str:
                          f"{ratio:.1f}× its single env")
         target = TARGETS.get(game)
         aim = f" (target {target:,} per CPU-second)" if target else ""
-        lines.append(_bullet(f"{TITLES.get(game, game)}{aim}: " + "; ".join(parts) + f"; {_load(result)}."))
+        lines.append(_bullet(f"{_title(game)}{aim}: " + "; ".join(parts) + f"; {_load(result)}."))
     return "\n".join(lines)
 
 

@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from cardzoo.agents.pools import PARTS
-from cardzoo.envs.common.errors import OptionError
 from cardzoo.envs.registry import GAMES
 
 VERSION = "benchmark_v2"
@@ -41,15 +40,15 @@ class Setting:
 
 
 def _settings(game: str) -> tuple[Setting, ...]:
-    if game == "rope_team":  # every level
-        return tuple(Setting(level, (("level", level),)) for level in GAMES[game].levels)
-    if game == "summit_rush":
-        # Every level, two players, timed, talking (the env's default: a silent agent simply says nothing). Learned
-        # agents play Expert with Hard's policy on Hard's clock (agents/policy_choice.py).
-        return tuple(Setting(level, (("level", level), ("players", 2), ("talk", True))) for level in GAMES[game].levels)
-    if game == "rook":  # single rounds, the unit the trainers and the report use
-        return (Setting("single_round", tuple(sorted(GAMES[game].train_options.items()))),)
-    raise OptionError(f"{VERSION} has no settings for {game}")
+    """The registry's benchmark settings of ``game``: its ``benchmark_variants``, else every level (or the one
+    default setting of a game without levels) with its ``benchmark_options``."""
+    spec = GAMES[game]
+    if spec.benchmark_variants:
+        return tuple(Setting(name, tuple(sorted(options.items()))) for name, options in spec.benchmark_variants)
+    extra = tuple(sorted(spec.benchmark_options.items()))
+    if not spec.levels:
+        return (Setting("default", extra),)
+    return tuple(Setting(level, (("level", level), *extra)) for level in spec.levels)
 
 
 SETTINGS: dict[str, tuple[Setting, ...]] = {name: _settings(name) for name in GAMES}

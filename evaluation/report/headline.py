@@ -16,7 +16,6 @@ ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "evaluation" / "results" / "report" / "results.json"
 README = ROOT / "README.md"
 BEGIN, END = "<!-- results -->", "<!-- /results -->"
-TITLES = {"rope_team": "Rope Team", "summit_rush": "Summit Rush", "rook": "Rook for Two"}
 # Columns of the cooperative games: header -> the report's source name.
 COLUMNS = {"document": "document", "simple strategy": "simple", "learned": "learned", "search": "search",
            "search_learned": "search_learned", "random": "random", "ceiling (oracle)": "ceiling"}
@@ -56,15 +55,17 @@ def table(results: dict) -> str:
                                   f"of {wide['games']:,} single rounds against the heuristic).")
     lines = [textwrap.fill(caption, 116), "",
              "| game | setting | " + " | ".join(COLUMNS) + " |", "|---|---|" + "---:|" * len(COLUMNS)]
-    for game in ("rope_team", "summit_rush"):
+    from cardzoo.envs.registry import GAMES
+
+    for game in (s.name for s in GAMES.values() if s.cooperative):  # a row per setting the report measured
         settings = dict.fromkeys(s for (g, s, source) in rows if g == game and source in ("document", "learned"))
         for setting in settings:
             cells = [_cell(rows.get((game, setting, source)), column, full) for column, source in COLUMNS.items()]
-            lines.append(f"| {TITLES[game]} | `{setting}` | " + " | ".join(cells) + " |")
+            lines.append(f"| {GAMES[game].title} | `{setting}` | " + " | ".join(cells) + " |")
     for setting, sources in ROOK.items():
         cells = [_cell(rows.get(("rook", *sources[column])) if column in sources else None, column, full)
                  for column in COLUMNS]
-        lines.append(f"| {TITLES['rook']} | {setting} | " + " | ".join(cells) + " |")
+        lines.append(f"| {GAMES['rook'].title} | {setting} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
