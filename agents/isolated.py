@@ -389,8 +389,8 @@ def _serve(request_fd: int, reply_fd: int, memory_mb: int) -> None:
                 reply(actions=None, returned_all=f"{len(actions)} actions for {len(slots)} games")
                 continue
             values = [_as_action(a) for a in actions]
-            reply(actions=values, returned={str(i): repr(a)[:80] for i, (a, v) in enumerate(zip(actions, values))
-                                            if v is None})
+            returned = {str(i): repr(a)[:80] for i, (a, v) in enumerate(zip(actions, values, strict=True)) if v is None}
+            reply(actions=values, returned=returned)
         elif kind == "describe":
             games = getattr(factory, "games", None)
             if games is not None and (isinstance(games, str) or not all(isinstance(g, str) for g in games)):

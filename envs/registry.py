@@ -169,7 +169,7 @@ register(GameSpec(
     text_view="cardzoo.envs.rope_team.text:RopeTeamText", seat_view="cardzoo.play.views:RopeTeamView",
     pool="cardzoo.agents.pools:ROPE_TEAM",
     engine="cardzoo.envs.rope_team.batched:RopeTeamBatched",
-    fast_loop="cardzoo.evaluation.matches.loops:rope_team_bits_game",
+    fast_loop="cardzoo.agents.loops:rope_team_bits_game",
     ceilings="rope_team_ceiling_{variant}.json",
     symmetries="cardzoo.envs.rope_team.symmetry:tables",
 ))

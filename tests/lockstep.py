@@ -20,6 +20,7 @@ from collections import Counter
 
 import numpy as np
 
+from cardzoo.agents.loops import agent_seed
 from cardzoo.agents.registry import make_agent
 from cardzoo.envs import rook_v0, rope_team_v0, summit_rush_v0
 from cardzoo.envs.batched import make_batched
@@ -31,7 +32,6 @@ from cardzoo.envs.rope_team import rules as rope_rules
 from cardzoo.envs.rope_team.observer import observe_bits
 from cardzoo.envs.summit_rush import rules as summit_rules
 from cardzoo.envs.summit_rush.batched import SummitRushParallel
-from cardzoo.evaluation.matches.loops import agent_seed
 
 
 class RandomTurns:

@@ -7,13 +7,13 @@ import numpy as np
 import pytest
 
 from cardzoo.agents import Agent, RandomAgent
+from cardzoo.agents.loops import _rope_team_bits_game, play_env_game
 from cardzoo.agents.registry import agent_names, make_agent
 from cardzoo.agents.rope_team_simple import RopeTeamSimple
 from cardzoo.envs import OptionError, rope_team_v0
 from cardzoo.envs.common.cards import STANDARD_CARDS
 from cardzoo.envs.rope_team import rules
-from cardzoo.evaluation.matches.loops import _rope_team_bits_game
-from cardzoo.evaluation.matches.runner import Matchup, play_env_game
+from cardzoo.evaluation.matches.runner import Matchup
 
 from .rope_team_helpers import build_deck
 

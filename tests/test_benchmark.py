@@ -28,6 +28,7 @@ KEY = bytes(range(32))  # a fixed deal key: the same deals and agent seeds in ev
 def _without_timing(result: dict) -> dict:
     """The result without what a run's CPU load changes (the time per decision)."""
     result = json.loads(json.dumps(result))
+    result.pop("compute")  # the run's wall time and the agent's CPU: measured, not played
     for game in result["games"].values():
         game["headline"].pop("cpu_ms_per_decision")
         for cell in game["cells"]:
@@ -70,9 +71,9 @@ def test_the_protocol_replays_identically_from_scratch_from_the_cache_and_on_two
 def test_a_cell_is_the_games_of_the_keyed_deals():
     """A cell's per-deal results are the games ``reset(seed=s_i)`` of the key's deals played directly, the agents
     seeded from the key, the deal and the seat."""
+    from cardzoo.agents.loops import play_env_game
     from cardzoo.agents.seeding import keyed_agent_seed
     from cardzoo.envs.common.record import make_env
-    from cardzoo.evaluation.matches.runner import play_env_game
 
     result = benchmark("random", games=["rope_team"], games_per_cell=12, pools=POOLS, deal_key=KEY)
     cell = next(c for c in result["games"]["rope_team"]["cells"] if c["setting"] == "easy" and c["partner"] == "simple"

@@ -1,4 +1,4 @@
-"""One colour per agent across all the charts (``evaluation/report/charts.py``): the same agent gets the same
+"""One colour per agent across all the charts (``envs/common/charts.py``): the same agent gets the same
 colour in a bar chart, a line chart, a quantity chart and a scaling chart, whatever the other series and their
 order; series that are not agents take the palette's other colours, so no two series of one chart share one."""
 
@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from matplotlib.colors import to_hex  # the report extra, installed with ``all`` as in CI
 
-from cardzoo.evaluation.report import charts
-from cardzoo.evaluation.report.charts import Bar
+from cardzoo.envs.common import charts
+from cardzoo.envs.common.charts import Bar
 
 AGENT_COLOURS = {name: to_hex(colour) for name, colour in charts.AGENT_COLOURS.items()}
 

@@ -12,12 +12,12 @@ import pytest
 
 pytest.importorskip("torch")
 
+from cardzoo.agents import loops  # noqa: E402
 from cardzoo.agents.learned import LearnedAgent, shipped_policy  # noqa: E402
 from cardzoo.agents.registry import make_agent  # noqa: E402
 from cardzoo.agents.rope_team_search import RopeTeamSearch  # noqa: E402
 from cardzoo.envs.rope_team import rules  # noqa: E402
 from cardzoo.envs.rope_team.observer import LAYOUT, observe_bits  # noqa: E402
-from cardzoo.evaluation.matches import loops  # noqa: E402
 from cardzoo.evaluation.matches.runner import agent_seed  # noqa: E402
 from cardzoo.training import distil  # noqa: E402
 

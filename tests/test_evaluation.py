@@ -8,10 +8,10 @@ from fractions import Fraction
 
 import pytest
 
+from cardzoo.envs.common.charts import Bar, Level, bar_chart, bar_figure, scaling_chart, scaling_figure
 from cardzoo.evaluation import stats
 from cardzoo.evaluation.cli import main
 from cardzoo.evaluation.matches.runner import Matchup, run
-from cardzoo.evaluation.report.charts import Bar, Level, bar_chart, bar_figure, scaling_chart, scaling_figure
 
 
 def test_wilson_known_values():
@@ -141,7 +141,7 @@ def test_scaling_chart_draws_rate_and_memory_against_n_with_reference_lines(tmp_
 
 
 def test_reports_without_matplotlib_have_no_charts_and_say_so(tmp_path, monkeypatch, capsys):
-    from cardzoo.evaluation.report import charts
+    from cardzoo.envs.common import charts
 
     monkeypatch.setattr(charts, "available", lambda: False)
     assert bar_chart("T", {"a": [Bar("x", 0.5)]}, tmp_path / "c.png") == [] and not (tmp_path / "c.png").exists()
@@ -221,7 +221,7 @@ def test_statistics_equal_scipys():
 
 
 def test_axis_labels_stay_short_and_the_curve_chart_uses_them(tmp_path):
-    from cardzoo.evaluation.report.charts import line_chart, short_number
+    from cardzoo.envs.common.charts import line_chart, short_number
 
     assert [short_number(x) for x in (0, 250, 250_000, 1_250_000, 2_000_000, 3e9)] == [
         "0", "250", "250k", "1.25M", "2M", "3G"]

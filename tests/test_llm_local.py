@@ -10,9 +10,9 @@ import pytest
 pytest.importorskip("transformers")
 
 from cardzoo.agents.llm.tiny import build_tiny_model  # noqa: E402
+from cardzoo.agents.loops import play_env_game  # noqa: E402
 from cardzoo.agents.registry import make_agent  # noqa: E402
 from cardzoo.envs.common.record import make_env  # noqa: E402
-from cardzoo.evaluation.matches.runner import play_env_game  # noqa: E402
 
 OPTIONS = {"rope_team_v0": {}, "rook_v0": {"rounds": 1}, "summit_rush_v0": {"level": "hard"}}
 

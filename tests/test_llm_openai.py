@@ -15,11 +15,11 @@ pytest.importorskip("openai")
 
 from cardzoo.agents.llm.openai_chat import KeyInTheClearWarning  # noqa: E402
 from cardzoo.agents.llm.seat import REPLY_CHARS, LanguageSeat, bound_text  # noqa: E402
+from cardzoo.agents.loops import play_env_game  # noqa: E402
 from cardzoo.agents.registry import make_agent  # noqa: E402
 from cardzoo.envs import rope_team_v0  # noqa: E402
 from cardzoo.envs.common.errors import OptionError  # noqa: E402
 from cardzoo.envs.common.record import make_env  # noqa: E402
-from cardzoo.evaluation.matches.runner import play_env_game  # noqa: E402
 from tests.fake_openai import FakeOpenAI, Step  # noqa: E402
 
 SECRET = "sk-test-0123456789-do-not-record"

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 
+from cardzoo.agents.loops import play_env_game
 from cardzoo.agents.partners import rook as tempers
 from cardzoo.agents.partners import rope_team as partners
 from cardzoo.agents.registry import DESCRIPTIONS, agent_names, make_agent
@@ -16,7 +17,6 @@ from cardzoo.envs.common.cards import CARD_NAMES
 from cardzoo.envs.rook import rules as rook_rules
 from cardzoo.envs.rope_team import rules
 from cardzoo.envs.rope_team.observer import observe_bits
-from cardzoo.evaluation.matches.runner import play_env_game
 
 from .rope_team_helpers import c, game, play
 from .test_rook_agents import STRONG

@@ -7,9 +7,9 @@ import json
 
 import numpy as np
 
+from cardzoo.agents.loops import play
 from cardzoo.agents.pools import POOLS
 from cardzoo.agents.registry import make_agent
-from cardzoo.evaluation.matches.loops import play
 from cardzoo.evaluation.report.model import RESULTS
 from cardzoo.evaluation.studies import pool_diversity as study
 

@@ -2,8 +2,8 @@
 
 import io
 
-from cardzoo.evaluation import progress
-from cardzoo.evaluation.progress import Progress
+from cardzoo.envs.common import progress
+from cardzoo.envs.common.progress import Progress
 
 
 class Terminal(io.StringIO):

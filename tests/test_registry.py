@@ -122,9 +122,9 @@ def test_make_agent_takes_the_game_in_each_form():
 
 # ----------------------------------------------------------------------------- derived tables
 def test_the_old_tables_are_derived_from_the_registry():
+    from cardzoo.agents.loops import FAST_LOOPS
     from cardzoo.envs.batched import ENGINES
     from cardzoo.envs.common.record import ENV_MODULES, PARALLEL_ENVS
-    from cardzoo.evaluation.matches.loops import FAST_LOOPS
     from cardzoo.evaluation.matches.runner import GAME_LOOPS, GAME_STEPS, RECORD_VERSIONS
     from cardzoo.training import ppo_batched, train
 
@@ -301,8 +301,8 @@ def test_summit_rush_deal_is_the_hand_written_deal(level):
 
 
 def test_the_report_loops_deal_with_the_rules():
+    from cardzoo.agents.loops import deal
     from cardzoo.envs.rope_team import rules
-    from cardzoo.evaluation.matches.loops import deal
 
     for level in GAMES["rope_team"].levels:
         for seed in SEEDS[:10]:
@@ -310,9 +310,9 @@ def test_the_report_loops_deal_with_the_rules():
 
 
 def test_agent_seed_lives_beside_the_agents_and_is_re_exported():
-    from cardzoo.agents import agent_seed
+    from cardzoo.agents import agent_seed, loops
     from cardzoo.agents.seeding import agent_seed as lowest
-    from cardzoo.evaluation.matches import loops, runner
+    from cardzoo.evaluation.matches import runner
 
     assert agent_seed is lowest is runner.agent_seed is loops.agent_seed
     assert agent_seed(3, 1) == (3 * 1_000_003 + 7919) % 2**63

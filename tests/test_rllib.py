@@ -189,7 +189,9 @@ def test_the_benchmark_on_ray_gives_the_local_result(ray_session):
     local, on_ray = (benchmark("random", games=["rook"], games_per_cell=16, pools=pools, executor=executor,
                                deal_key=bytes(range(32)))  # one key: the same deals and agent seeds
                      for executor in (None, RayExecutor()))
-    for result in (local, on_ray):  # the CPU times are measurements, not results
+    assert local["compute"]["backend"] == "local" and on_ray["compute"]["backend"] == "RayExecutor"
+    for result in (local, on_ray):  # the CPU and wall times, where it ran: measurements, not results
+        result.pop("compute")
         result["games"]["rook"]["headline"].pop("cpu_ms_per_decision")
         for cell in result["games"]["rook"]["cells"]:
             cell.pop("agent_cpu_s")

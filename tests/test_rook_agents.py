@@ -9,12 +9,12 @@ import numpy as np
 import pytest
 
 from cardzoo.agents import Agent, RandomAgent
+from cardzoo.agents.loops import play_env_game
 from cardzoo.agents.registry import agent_names, make_agent
 from cardzoo.agents.rook_heuristic import RookHeuristic, best_trumps, bid_limit, estimate_points
 from cardzoo.envs import rook_v0
 from cardzoo.envs.rook import rules
 from cardzoo.envs.rook.observer import describe, observe_bits
-from cardzoo.evaluation.matches.runner import play_env_game
 
 from .test_rook_rules import build_deck, c, mask
 

@@ -15,6 +15,7 @@ import random
 import numpy as np
 import pytest
 
+from cardzoo.agents.loops import play_env_game
 from cardzoo.agents.oracles.summit_rush import schedule, solve, solve_timed
 from cardzoo.agents.registry import make_agent
 from cardzoo.agents.summit_rush_simple import SummitRushSimple
@@ -23,7 +24,6 @@ from cardzoo.envs import summit_rush_v0
 from cardzoo.envs.common.cards import CARD_NAMES
 from cardzoo.envs.summit_rush import rules
 from cardzoo.envs.summit_rush.rules import N_PEAKS, Config
-from cardzoo.evaluation.matches.runner import play_env_game
 
 STRATEGIES = [SummitRushSimple, SummitRushSimpleTalk]
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from cardzoo.agents.loops import play_env_game
 from cardzoo.agents.registry import make_agent
 from cardzoo.agents.summit_rush_simple import SummitRushSimple
 from cardzoo.agents.summit_rush_talk import Muted, SummitRushSimpleTalk, heard
@@ -16,7 +17,6 @@ from cardzoo.envs.common.cards import CARD_NAMES
 from cardzoo.envs.summit_rush import rules
 from cardzoo.envs.summit_rush.observer import HEARD_AGES
 from cardzoo.envs.summit_rush.rules import Config
-from cardzoo.evaluation.matches.runner import play_env_game
 
 CFG = Config(players=2, stock=2, time_limit=None, talk=True)
 OBSERVER = summit_rush_v0.Observer(CFG)

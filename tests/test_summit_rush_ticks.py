@@ -9,10 +9,11 @@ import re
 import numpy as np
 import pytest
 
+from cardzoo.agents.loops import play_env_game
 from cardzoo.agents.registry import make_agent
 from cardzoo.envs.common.record import make_env
 from cardzoo.envs.summit_rush import rules
-from cardzoo.evaluation.matches.runner import Matchup, play_env_game, run
+from cardzoo.evaluation.matches.runner import Matchup, run
 from cardzoo.evaluation.matches.ticks import play_game
 from cardzoo.evaluation.report import Section, Settings
 

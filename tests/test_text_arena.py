@@ -9,11 +9,11 @@ import pytest
 
 from cardzoo.agents.llm.seat import LanguageSeat
 from cardzoo.agents.llm.text_loop import CallableChat, play_text_game
+from cardzoo.agents.loops import play_env_game
 from cardzoo.envs.common.errors import OptionError
 from cardzoo.envs.common.record import make_env
 from cardzoo.envs.text import text_view
 from cardzoo.envs.text_arena import TextArenaEnv, ids
-from cardzoo.evaluation.matches.runner import play_env_game
 
 ta = pytest.importorskip("textarena")
 

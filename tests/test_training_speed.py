@@ -6,8 +6,8 @@ from __future__ import annotations
 import csv
 import json
 
+from cardzoo.envs.common.charts import quantity_figure
 from cardzoo.evaluation.benchmarks import training_speed
-from cardzoo.evaluation.report.charts import quantity_figure
 
 
 def test_a_measurement_counts_whole_rollouts_of_the_trainer():

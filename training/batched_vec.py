@@ -24,7 +24,7 @@ import numpy as np
 from stable_baselines3.common.vec_env import VecEnv
 
 from cardzoo.envs.batched import MAX_SEED, BatchedEnv
-from cardzoo.evaluation.protocol.seeds import refuse_benchmark_stream, training_stream_start
+from cardzoo.envs.common.seeding import refuse_benchmark_stream, training_stream_start
 
 
 class BatchedVecEnv(VecEnv):

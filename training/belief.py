@@ -30,7 +30,7 @@ from cardzoo.agents.batched_features import rope_team_scores
 from cardzoo.agents.learned import NumpyPolicy, shipped_policy
 from cardzoo.agents.rope_team_rollouts import simple_policy
 from cardzoo.envs.batched import make_batched
-from cardzoo.evaluation.protocol.seeds import refuse_benchmark_seeds
+from cardzoo.envs.common.seeding import refuse_benchmark_seeds
 
 from .export import export_layers
 

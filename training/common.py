@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from cardzoo.envs.common.argtypes import number
-from cardzoo.evaluation.protocol.seeds import refuse_benchmark_seeds
+from cardzoo.envs.common.seeding import refuse_benchmark_seeds
 
 EVAL_BASE_SEED = 10_000_000
 
@@ -213,7 +213,7 @@ class Curve:
 
     def draw(self, out: Path) -> None:
         """``curve.png`` and ``curve.svg`` in ``out`` (nothing without matplotlib)."""
-        from cardzoo.evaluation.report.charts import line_chart
+        from cardzoo.envs.common.charts import line_chart
 
         rates = [k for k in self.rows[0] if k not in (self.x, *self.skip, "mean")]
         names = rates if len(rates) == 1 and not self.always_mean else [*rates, "mean"]

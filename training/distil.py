@@ -38,8 +38,8 @@ from pathlib import Path
 
 import numpy as np
 
+from cardzoo.envs.common.seeding import refuse_benchmark_seeds
 from cardzoo.envs.registry import GAMES as REGISTRY
-from cardzoo.evaluation.protocol.seeds import refuse_benchmark_seeds
 
 from . import common
 from .common import Curve, Evaluations, RunLog, held_out, option, renamed_options
@@ -181,11 +181,11 @@ def label_games(job: dict) -> dict[str, np.ndarray]:
 
 
 def _label_rope_team(job: dict) -> dict[str, np.ndarray]:
+    from cardzoo.agents.loops import mask_array
     from cardzoo.agents.rope_team_search import RopeTeamSearch
     from cardzoo.agents.seeding import agent_seed
     from cardzoo.envs.rope_team import rules
     from cardzoo.envs.rope_team.observer import LAYOUT, observe_bits
-    from cardzoo.evaluation.matches.loops import mask_array
 
     rec = _Recorder(job)
     teachers = [RopeTeamSearch(**job["teacher"]) for _ in range(2)]
@@ -212,9 +212,9 @@ def _label_rope_team(job: dict) -> dict[str, np.ndarray]:
 def _label_summit_rush(job: dict) -> dict[str, np.ndarray]:
     """Summit Rush: every tick each seat's teacher names its part of the team's joint move from that seat's
     observation (the search is a function of the current observation: nothing to overrule)."""
+    from cardzoo.agents.loops import summit_rush_env
     from cardzoo.agents.seeding import agent_seed
     from cardzoo.agents.summit_rush_search import Public, SummitRushSearch, blueprint_joint
-    from cardzoo.evaluation.matches.loops import summit_rush_env
 
     rec = _Recorder(job)
     teachers = [SummitRushSearch(**job["teacher"]) for _ in range(2)]
@@ -399,7 +399,7 @@ def fit(cfg: DistilConfig, data: dict[str, np.ndarray], log):
 # ----------------------------------------------------------------------------- evaluation
 def evaluate(policy: Path, cfg: DistilConfig) -> dict[str, float]:
     """Win rate per level, the policy in both seats, on the held-out deals ``EVAL_BASE_SEED + i``."""
-    from cardzoo.evaluation.matches.loops import results
+    from cardzoo.agents.loops import results
 
     return held_out(cfg.levels, cfg.eval_games,
                     lambda level, seeds: float(np.mean(results(str(policy), level, seeds, cfg.workers, cfg.game))))

@@ -24,7 +24,7 @@ from collections.abc import Callable, Sequence
 import gymnasium as gym
 import numpy as np
 
-from cardzoo.evaluation.protocol.seeds import training_seed
+from cardzoo.envs.common.seeding import training_seed
 
 
 class _CardGameView(gym.Env):

@@ -58,9 +58,9 @@ from torch import nn
 
 from cardzoo.agents.learned import NumpyPolicy
 from cardzoo.envs.batched import make_batched
+from cardzoo.envs.common.progress import Progress
+from cardzoo.envs.common.seeding import refuse_benchmark_stream
 from cardzoo.envs.registry import batched
-from cardzoo.evaluation.progress import Progress
-from cardzoo.evaluation.protocol.seeds import refuse_benchmark_stream
 
 from . import common
 from .cleanrl_ppo import Agent

@@ -21,9 +21,9 @@ from pathlib import Path
 
 import numpy as np
 
+from cardzoo.envs.common.progress import Progress
+from cardzoo.envs.common.seeding import refuse_benchmark_seeds
 from cardzoo.envs.registry import GAMES
-from cardzoo.evaluation.progress import Progress
-from cardzoo.evaluation.protocol.seeds import refuse_benchmark_seeds
 
 from . import common
 from .common import EVAL_BASE_SEED, Curve, Evaluations, RunLog, held_out, option, renamed_options, whole_rollouts
@@ -152,9 +152,9 @@ def evaluate(policy_path: Path, cfg: TrainConfig, games: int) -> dict[str, float
     """Cooperative games: win rate per level with the policy in every seat. Rook: share of single rounds won
     against the heuristic, seats alternating. Always on the fixed evaluation deals."""
     from cardzoo.agents.learned import LearnedAgent
+    from cardzoo.agents.loops import play_env_game
     from cardzoo.agents.registry import make_agent
     from cardzoo.envs.common.record import make_env
-    from cardzoo.evaluation.matches.runner import play_env_game
 
     env_name = GAMES[cfg.game].env_id
 

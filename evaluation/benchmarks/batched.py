@@ -283,7 +283,7 @@ def _singles(result: dict) -> dict[str, dict]:
 def _plot(results: dict, path: Path) -> list[Path]:
     """Every measured game's rate and memory against N (PNG and SVG), with the single envs' rates and the
     targets as lines."""
-    from ..report.charts import Level, scaling_chart
+    from cardzoo.envs.common.charts import Level, scaling_chart
 
     rates, memory, levels, targets = {}, {}, [], {}
     for name, result in sorted(results.items()):
@@ -468,7 +468,7 @@ def trainer(out: Path, sb3_steps: int, batched_steps: int, threads: int, rounds:
 
 def _plot_profile(result: dict, path: Path) -> list[Path]:
     """Where each trainer's CPU time goes, in microseconds per decision, averaged over the rounds."""
-    from ..report.charts import quantity_chart
+    from cardzoo.envs.common.charts import quantity_chart
 
     values = {}
     for name, runs in (("SB3", result["sb3"]), ("batched", result["batched"]),

@@ -114,7 +114,7 @@ def summary(result: dict[str, Any]) -> str:
 
 
 def chart(result: dict[str, Any], path: Path) -> None:
-    from cardzoo.evaluation.report.charts import _pyplot
+    from cardzoo.envs.common.charts import _pyplot
 
     plt = _pyplot()
     games = list(result["games"].values())

@@ -193,7 +193,7 @@ def rook(base: str, games: int) -> dict:
 
 
 def chart(rows: list[dict], path: Path) -> list[Path]:
-    from ..report.charts import _pyplot, _save, available
+    from cardzoo.envs.common.charts import _pyplot, _save, available
 
     if not available():
         return []

@@ -132,7 +132,7 @@ def _measure(name: str, game: str, steps: int, seed: int) -> dict:
 
 def write(results: dict, out: Path) -> list[Path]:
     """The JSON, the CSV (one row per trainer) and the chart; returns the files written."""
-    from ..report.charts import quantity_chart
+    from cardzoo.envs.common.charts import quantity_chart
 
     out.mkdir(parents=True, exist_ok=True)
     (out / "training_speed.json").write_text(json.dumps(results, indent=1))

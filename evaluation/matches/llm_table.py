@@ -23,13 +23,14 @@ import time
 from pathlib import Path
 from typing import Any
 
+from cardzoo.agents.loops import play_env_game
 from cardzoo.agents.registry import make_agent
 from cardzoo.agents.seeding import agent_seed
 from cardzoo.envs.common.record import make_env
 from cardzoo.envs.registry import GAMES, spec
 from cardzoo.evaluation.stats import format_p, paired, wilson
 
-from .runner import GAME_LOOPS, Matchup, play_env_game, run
+from .runner import GAME_LOOPS, Matchup, run
 
 COUNTS = ("decisions", "attempts", "invalid", "failed", "first_legal", "defaults", "prompt_tokens",
           "completion_tokens", "seconds")

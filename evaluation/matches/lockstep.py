@@ -4,8 +4,8 @@ over many games' positions at once).
 
 A game is a generator that yields ``(seat, observation, action_mask)`` whenever it needs a move, is sent the move
 (or has the agent's exception thrown in at that point) and returns the game's record; the runner's game loops are
-written this way (``runner.env_game_steps``, ``ticks.game_steps``), so one-at-a-time and lockstep play run the same
-code.
+written this way (``cardzoo.agents.loops.env_game_steps``, ``ticks.game_steps``), so one-at-a-time
+(``agents.loops.drive``) and lockstep play run the same code.
 
 An agent opts in to lockstep play by giving its class an ``act_batch``::
 
@@ -31,45 +31,20 @@ that is not an action loses its own game.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Generator, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
 from cardzoo.agents.isolated import AgentCrash, IsolatedAgent
+from cardzoo.agents.loops import Game, Request, ask, drive, step
 
-Request = tuple[int, Any, Any]  # (seat, observation, action_mask)
-Game = Generator[Request, Any, Any]
+__all__ = ["Abandoned", "BatchedSeat", "SlotAgent", "drive", "play"]
+
 
 
 class Abandoned(Exception):
     """Thrown into a game still waiting when another game of the chunk failed and the run stops on a failure."""
-
-
-def _step(game: Game, answer: Any) -> tuple[Request | None, Any]:
-    """Send ``answer`` (a move, or an exception to throw in; None to start): the next request, or (None, record)."""
-    try:
-        if isinstance(answer, BaseException):
-            return game.throw(answer), None
-        return game.send(answer), None
-    except StopIteration as stop:
-        return None, stop.value
-
-
-def _ask(agent, request: Request) -> Any:
-    """An agent's move for a request, or the exception it raised (thrown into the game, which handles it)."""
-    try:
-        return agent.act(request[1], request[2])
-    except Exception as err:
-        return err
-
-
-def drive(game: Game, agents: Sequence) -> Any:
-    """Play one game to its end, ``agents[seat].act`` answering each request; its record."""
-    request, record = _step(game, None)
-    while request is not None:
-        request, record = _step(game, _ask(agents[request[0]], request))
-    return record
 
 
 class BatchedSeat:
@@ -137,9 +112,9 @@ def play(games: list[tuple[Game, Sequence]], seats: dict[int, BatchedSeat],
 
     def advance(i: int, answer: Any) -> None:
         game, agents = games[i]
-        request, record = _step(game, answer)
+        request, record = step(game, answer)
         while request is not None and request[0] not in seats:  # a seat that answers game by game: at once
-            request, record = _step(game, _ask(agents[request[0]], request))
+            request, record = step(game, ask(agents[request[0]], request))
         if request is None:
             records[i] = record
         else:

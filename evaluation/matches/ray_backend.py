@@ -11,6 +11,8 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import Executor, Future
 from contextlib import contextmanager
 
+from cardzoo.training.rllib.session import ray_session
+
 
 class RayExecutor(Executor):
     """A ``concurrent.futures`` executor whose jobs are Ray tasks (one CPU each); ``shutdown`` leaves Ray running."""
@@ -24,22 +26,6 @@ class RayExecutor(Executor):
         if fn not in self._remote:
             self._remote[fn] = ray.remote(fn)
         return self._remote[fn].remote(*args, **kwargs).future()
-
-
-@contextmanager
-def ray_session(address: str | None = None) -> Iterator[None]:
-    """Ray for the duration: the running one if this process has one, else the cluster at ``address``, else Ray
-    started in this process; shut down at the end only if it was started here."""
-    import ray
-
-    started = not ray.is_initialized()
-    if started:
-        ray.init(address=address, include_dashboard=False)
-    try:
-        yield
-    finally:
-        if started:
-            ray.shutdown()
 
 
 @contextmanager

@@ -38,7 +38,6 @@ import json
 import os
 import sys
 import tempfile
-import time
 import warnings
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
@@ -51,15 +50,15 @@ import numpy as np
 
 from cardzoo.agents.base import BitsAgent
 from cardzoo.agents.isolated import AgentCrash, IsolatedAgent, Limits, probe
+from cardzoo.agents.loops import FAST_LOOPS, env_game_steps, play_env_game  # noqa: F401 (play_env_game: its old home)
 from cardzoo.agents.registry import is_outside, make_agent
-from cardzoo.agents.seeding import keyed_agent_seed
+from cardzoo.agents.seeding import agent_seed, keyed_agent_seed
 from cardzoo.envs.common.errors import IllegalActionError, IllegalActionWarning
+from cardzoo.envs.common.progress import Progress
 from cardzoo.envs.common.record import make_env
 from cardzoo.envs.registry import GAMES
-from cardzoo.evaluation.progress import Progress
 
 from . import lockstep
-from .loops import FAST_LOOPS, agent_seed
 
 
 @dataclass(frozen=True)
@@ -371,36 +370,18 @@ class _Slot:
         return self.agent.act(observation, action_mask, self.slot)
 
 
-def env_game_steps(env, seed: int):
-    """One game through the env's agent_iter loop, as a generator of its moves (``lockstep``): yields
-    ``(seat, observation, action_mask)``, is sent the move; returns the final info plus each seat's total reward."""
-    env.reset(seed=seed)
-    seat_of = {a: i for i, a in enumerate(env.possible_agents)}
-    totals = [0.0] * len(env.possible_agents)
-    final: dict[str, Any] = {}
-    for agent_id in env.agent_iter():
-        obs, reward, term, trunc, info = env.last()
-        totals[seat_of[agent_id]] += reward
-        if term or trunc:
-            final = info
-            env.step(None)
-        else:
-            env.step((yield seat_of[agent_id], obs["observation"], obs["action_mask"]))
-    return {**final, "returns": totals}
-
-
-def play_env_game(env, agents: Sequence, seed: int) -> dict[str, Any]:
-    """One game through the env's agent_iter loop; the final info plus each seat's total reward."""
-    return lockstep.drive(env_game_steps(env, seed), agents)
-
-
 # Games played tick by tick for records with more than the final info (generators of their moves, as
 # ``env_game_steps``), the loops that play one with a list of agents, and the version of those records (part of the
 # cache key).
 GAME_STEPS: dict[str, Callable] = {s.env_id: s.load("tick_steps") for s in GAMES.values() if s.tick_steps}
-GAME_LOOPS: dict[str, Callable] = {
-    env_id: (lambda steps: lambda env, agents, seed: lockstep.drive(steps(env, seed), agents))(steps)
-    for env_id, steps in GAME_STEPS.items()}
+
+
+def _loop(steps: Callable) -> Callable:
+    """The game loop of a generator of moves: one game, ``agents[seat].act`` answering."""
+    return lambda env, agents, seed: lockstep.drive(steps(env, seed), agents)
+
+
+GAME_LOOPS: dict[str, Callable] = {env_id: _loop(steps) for env_id, steps in GAME_STEPS.items()}
 RECORD_VERSIONS = {s.env_id: s.record_version for s in GAMES.values() if s.record_version}
 
 # ---------------------------------------------------------------------------- the cache

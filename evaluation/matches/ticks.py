@@ -24,9 +24,8 @@ from collections import Counter
 from collections.abc import Generator, Sequence
 from typing import Any
 
+from cardzoo.agents.loops import drive
 from cardzoo.envs.summit_rush import rules
-
-from .lockstep import drive
 
 WHAT = ("turn", "wait", "named", "play")
 

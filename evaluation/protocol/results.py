@@ -58,6 +58,11 @@ def markdown(result: Mapping[str, Any]) -> str:
              "are on the same deals, seats and partners.", ""]
     if result.get("command"):
         lines += [f"Made by `{result['command']}`.", ""]
+    if result.get("compute"):
+        c = result["compute"]
+        lines += [f"Compute: {c['wall_seconds'] / 60:,.1f} minutes of wall time ({c['backend']}, {c['workers']} "
+                  f"workers, {c['cpus']} cores; chunks read from a cache cost none), of which the agent's own CPU "
+                  f"time {c['agent_cpu_seconds'] / 3600:,.2f} hours.", ""]
     for game, skipped in result.get("skipped", {}).items():
         lines += [f"Not played: {game} ({skipped}).", ""]
     for game in result["games"].values():
@@ -116,7 +121,7 @@ def markdown(result: Mapping[str, Any]) -> str:
 
 def heatmap(result: Mapping[str, Any], path: Path) -> None:
     """A PNG heat map per game: rows the settings, columns self-play then each pool member in each seat."""
-    from cardzoo.evaluation.report import charts
+    from cardzoo.envs.common import charts
 
     plt = charts._pyplot()
     games = list(result["games"].values())
@@ -146,7 +151,7 @@ def heatmap(result: Mapping[str, Any], path: Path) -> None:
 
 def write(result: Mapping[str, Any], out: str | Path, name: str | None = None, chart: bool = True) -> Path:
     """Write ``<out>/<name>.json``, ``.md`` and (with matplotlib, if ``chart``) ``.png``; returns the JSON path."""
-    from cardzoo.evaluation.report import charts
+    from cardzoo.envs.common import charts
 
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)

@@ -18,6 +18,9 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import os
+import platform
+import time
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor
@@ -280,6 +283,7 @@ def benchmark(agent: str, games: Sequence[str] | None = None, budget: str = "qui
     cells: a partial result, which says so (``filters``). ``parts`` are the pool parts played (default the
     budget's: quick the test part, full and a custom budget every part). Returns the result, JSON-ready
     (:func:`cardzoo.evaluation.protocol.results.write` writes it with its table and chart)."""
+    started = time.perf_counter()
     n = cell_games(budget, games_per_cell)
     parts = _parts(budget if games_per_cell is None else None, parts)
     key = fresh_key() if deal_key is None else deal_key if isinstance(deal_key, bytes) else parse_key(deal_key)
@@ -359,4 +363,17 @@ def benchmark(agent: str, games: Sequence[str] | None = None, budget: str = "qui
         "command": command, "skipped": skipped, "games": out_games,
         "filters": {k: list(v) for k, v in (("levels", levels), ("partners", partners)) if v is not None},
         "failures": failures, "complete": not failures or keep_going,
+        "compute": compute(out_games, started, workers, executor if executor is not own_pool else None),
     }
+
+
+def compute(games: Mapping[str, Any], started: float, workers: int, executor: Executor | None) -> dict[str, Any]:
+    """What a run used: its wall time (chunks read from a cache cost none), where it ran, and the benchmarked agent's
+    own CPU time (its decisions times its CPU per decision), in total and per game."""
+    per_game = {g: (r["headline"]["cpu_ms_per_decision"] or 0.0) * r["headline"]["decisions"] / 1000
+                for g, r in games.items()}
+    return {"wall_seconds": round(time.perf_counter() - started, 1),
+            "backend": "local" if executor is None else type(executor).__name__, "workers": workers,
+            "cpus": os.cpu_count(), "machine": platform.machine(),
+            "agent_cpu_seconds": round(sum(per_game.values()), 1),
+            "agent_cpu_seconds_per_game": {g: round(v, 1) for g, v in per_game.items()}}

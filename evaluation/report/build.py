@@ -47,7 +47,7 @@ def main(settings: Settings) -> Path:
         print(f"kept from the report in {settings.out}: {', '.join(kept)} (redone: {', '.join(made)})")
     sections = [made.get(game) or kept[game] for game in SECTIONS if game in made or game in kept]
     path = write(settings, sections)
-    from .charts import available
+    from cardzoo.envs.common.charts import available
 
     charts = "charts" if available() else "no charts (matplotlib is not installed: pip install cardzoo[report])"
     print(f"report written: {path} (with results.csv, results.json and {charts} in {settings.out})")

@@ -54,13 +54,13 @@ from cardzoo.agents import rope_team_belief as belief
 from cardzoo.agents.registry import make_agent
 from cardzoo.agents.rope_team_search import RopeTeamSearch
 from cardzoo.agents.seeding import agent_seed
+from cardzoo.envs.common import charts
 from cardzoo.envs.common.cards import mask_to_bits
 from cardzoo.envs.registry import GAMES
 from cardzoo.envs.rope_team import rules
 from cardzoo.envs.rope_team.env import make_config
 from cardzoo.envs.rope_team.observer import LAYOUT, decode, observe_bits
 
-from ..report import charts
 from ..stats import paired, wilson
 from .search_rope_team import play
 

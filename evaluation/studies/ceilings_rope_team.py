@@ -28,10 +28,10 @@ import sys
 import time
 from pathlib import Path
 
+from cardzoo.agents.loops import deal
 from cardzoo.agents.oracles.rope_team import DEFAULT_BUDGET, solve
 from cardzoo.envs.rope_team import rules
 
-from ..matches.loops import deal
 from ..stats import wilson
 
 VERDICT_CHARS = {True: "W", False: "L", None: "?"}

@@ -2,7 +2,7 @@
 strategy (``cardzoo.training.distil`` makes the policies; this module needs numpy only). Rope Team and Summit Rush.
 
 Game ``i`` of a level is the report's game ``i`` (``reset(seed=i)``), both seats the same agent (a registry name or
-a policy file), agent seeds as the runner's. :mod:`cardzoo.evaluation.matches.loops` plays the games: Rope Team
+a policy file), agent seeds as the runner's. :mod:`cardzoo.agents.loops` plays the games: Rope Team
 on the rules module with the observation the env would give (its bits, as the vector for agents without
 ``act_bits``); Summit Rush through its silent Parallel env, every seat acting each tick. Every team meets
 the same deals, so each comparison is paired: the difference of win rates with its 95 % interval and McNemar's
@@ -31,9 +31,9 @@ from pathlib import Path
 
 import numpy as np
 
+from cardzoo.agents.loops import ENVS, cached_results
 from cardzoo.envs.registry import GAMES
 
-from ..matches.loops import ENVS, cached_results
 from ..stats import paired, wilson
 
 LEVELS = GAMES["rope_team"].levels

@@ -21,12 +21,13 @@ import time
 from pathlib import Path
 
 from cardzoo.agents.llm.tiny import build_tiny_model
+from cardzoo.agents.loops import play_env_game
 from cardzoo.agents.registry import make_agent
 from cardzoo.agents.seeding import agent_seed
 from cardzoo.envs.common.record import make_env
 from cardzoo.envs.registry import GAMES
 from cardzoo.evaluation.matches.llm_table import setting
-from cardzoo.evaluation.matches.runner import GAME_LOOPS, play_env_game
+from cardzoo.evaluation.matches.runner import GAME_LOOPS
 
 
 def measure(folder: Path, game: str, legal_moves: bool, games: int) -> dict:

@@ -106,7 +106,7 @@ def study(candidate: str, reference: str, levels, games: int, partners, partner_
 
 
 def chart(result: dict, path: Path) -> None:
-    from ..report.charts import Bar, bar_chart
+    from cardzoo.envs.common.charts import Bar, bar_chart
 
     groups = {}
     for level, row in result["levels"].items():

@@ -47,6 +47,7 @@ from typing import Any
 
 import numpy as np
 
+from cardzoo.agents.loops import act, deal
 from cardzoo.agents.pools import MARGIN, OPPONENT_MIN_WINS, POOLS
 from cardzoo.agents.registry import DESCRIPTIONS, make_agent
 from cardzoo.agents.seeding import agent_seed
@@ -54,7 +55,6 @@ from cardzoo.envs.registry import GAMES
 from cardzoo.envs.rope_team import rules as rope_rules
 from cardzoo.envs.rope_team.observer import observe_bits
 
-from ..matches.loops import act, deal
 from ..report.model import RESULTS
 
 OUT = RESULTS / "pools"
@@ -201,7 +201,7 @@ def _opponent(job: tuple[str, str, int]) -> tuple[str, str, float, int, int]:
     """An opponent pool member against the game's baseline on ``rounds`` single rounds, seats alternating: its time
     per decision and the rounds it won."""
     game, member, rounds = job
-    from ..matches.runner import play_env_game
+    from cardzoo.agents.loops import play_env_game
 
     spec = GAMES[game]
     env = spec.make(**dict(spec.train_options))
@@ -326,7 +326,7 @@ def opponent_competent(pool: dict[str, Any]) -> dict[str, bool]:
 
 
 def heat_map(matrix: np.ndarray, members: list[str], test: set[str], title: str, label: str, path: Path) -> None:
-    from ..report.charts import _pyplot, _save
+    from cardzoo.envs.common.charts import _pyplot, _save
 
     plt = _pyplot()
     n = len(members)

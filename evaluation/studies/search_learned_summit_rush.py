@@ -66,9 +66,9 @@ from cardzoo.agents.seeding import agent_seed
 from cardzoo.agents.summit_rush_rollouts import blueprint_moves, rollout_values
 from cardzoo.agents.summit_rush_search import Public, SummitRushSearch, candidates
 from cardzoo.envs import summit_rush_v0
+from cardzoo.envs.common.progress import Progress
 from cardzoo.envs.registry import GAMES
 
-from ..progress import Progress
 from ..report.model import RESULTS
 from ..report.targets import BEST
 from ..stats import paired, wilson
@@ -271,7 +271,7 @@ def plot(result: dict, path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from ..report.charts import colours
+    from cardzoo.envs.common.charts import colours
 
     levels = list(result["levels"])
     colour = colours(TEAMS)  # the report's one colour per agent

@@ -27,11 +27,11 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
+from cardzoo.agents.loops import play_env_game
 from cardzoo.agents.registry import make_agent
 from cardzoo.agents.seeding import agent_seed
 from cardzoo.envs.common.record import make_env
 
-from ..matches.runner import play_env_game
 from ..report.model import RESULTS
 from ..stats import wilson
 

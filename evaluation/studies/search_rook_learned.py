@@ -46,12 +46,12 @@ import time  # noqa: E402
 from dataclasses import dataclass  # noqa: E402
 from pathlib import Path  # noqa: E402
 
+from cardzoo.agents.loops import play_env_game  # noqa: E402
 from cardzoo.agents.registry import make_agent  # noqa: E402
 from cardzoo.agents.seeding import agent_seed  # noqa: E402
 from cardzoo.envs.common.errors import OptionError  # noqa: E402
 from cardzoo.envs.common.record import make_env  # noqa: E402
 
-from ..matches.runner import play_env_game  # noqa: E402
 from ..report.model import RESULTS  # noqa: E402
 from ..stats import paired, wilson  # noqa: E402
 

@@ -1,7 +1,7 @@
 """The Rope Team search agent on the report's deals: win rates, paired against the simple strategy, cross-play,
 time per decision, and where its losses come from.
 
-Game ``i`` is the report's game ``i`` (``reset(seed=i)``: :func:`cardzoo.evaluation.matches.loops.deal`), played by the
+Game ``i`` is the report's game ``i`` (``reset(seed=i)``: :func:`cardzoo.agents.loops.deal`), played by the
 runner's loop with the runner's agent seeds, so every team meets the same deals and the comparison with the
 simple strategy is paired (McNemar). Time is CPU time (``time.process_time``) inside ``act_bits`` of the search
 seats, per decision; one process, so run it alone (``nice``).
@@ -49,6 +49,7 @@ from pathlib import Path
 import numpy as np
 
 from cardzoo.agents.base import BitsAgent
+from cardzoo.agents.loops import deal
 from cardzoo.agents.registry import fingerprint, make_agent
 from cardzoo.agents.rope_team_search import RopeTeamSearch
 from cardzoo.agents.seeding import agent_seed
@@ -57,7 +58,6 @@ from cardzoo.envs.registry import GAMES
 from cardzoo.envs.rope_team import rules
 from cardzoo.envs.rope_team.observer import LAYOUT, observe_bits
 
-from ..matches.loops import deal
 from ..report.model import load_result
 from ..stats import paired, wilson
 

@@ -237,7 +237,7 @@ def write_csv(levels: dict, path: Path) -> None:
 
 
 def chart(levels: dict, path: Path) -> list[Path]:
-    from ..report.charts import Bar, bar_chart
+    from cardzoo.envs.common.charts import Bar, bar_chart
 
     groups = {f"{level} ({entry['deals']} deals)": [
         Bar(t, c["rate"], c["low"], c["high"], agent=t.split("+")[0] if t.split("+")[0] == t.split("+")[1] else None)

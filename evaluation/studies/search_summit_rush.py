@@ -57,9 +57,9 @@ from cardzoo.agents.seeding import agent_seed
 from cardzoo.agents.summit_rush_rollouts import rollout_values
 from cardzoo.agents.summit_rush_search import Public, SummitRushSearch, candidates
 from cardzoo.envs import summit_rush_v0
+from cardzoo.envs.common.progress import Progress
 from cardzoo.seeds import figures
 
-from ..progress import Progress
 from ..stats import paired, wilson
 
 TEAMS = (("search", "search"), ("simple", "simple"), ("search", "simple"), ("simple", "search"))

@@ -20,8 +20,8 @@ from pathlib import Path
 
 import numpy as np
 
+from cardzoo.envs.common.progress import Progress
 from cardzoo.envs.registry import GAMES as REGISTRY
-from cardzoo.evaluation.progress import Progress
 
 from .. import common
 from ..common import Curve, Evaluations, RunLog, option, renamed_options
@@ -99,11 +99,11 @@ def evaluate(policy: Path, cfg: RllibTrainConfig) -> dict[str, float]:
 
 
 def report_rates(policy: Path, cfg: RllibTrainConfig) -> dict[str, float]:
-    """Win rates of a policy file on the report's deals (seeds ``0 .. report_games - 1``, the evaluation runner).
+    """Win rates of a policy file on the report's deals (seeds ``0 .. report_games - 1``, the runner's records).
     Cooperative games: the policy in both seats, the policy with the simple strategy (either seat), and for
     comparison on the same deals the simple strategy, random play, and random play with the simple strategy.
     Rook: rounds won against the heuristic and against random play, the policy in each seat on every deal."""
-    from cardzoo.evaluation.matches.runner import Matchup, run
+    from cardzoo.agents.loops import play_games
 
     from .env import GAMES, env_config
 
@@ -111,8 +111,8 @@ def report_rates(policy: Path, cfg: RllibTrainConfig) -> dict[str, float]:
     options = {k: v for k, v in env_config(cfg.game, **env_options(cfg)).items() if k != "reward_scale"}
     p = str(policy)
 
-    def play(agents: list[str]) -> list[dict]:
-        return run(Matchup.of(env, agents, **options), cfg.report_games, progress=False)
+    def play(agents: list[str]) -> list[dict]:  # the runner's records of these games, played here
+        return play_games(env, agents, range(cfg.report_games), **options)
 
     if REGISTRY[cfg.game].cooperative:
         pairs = {"policy+policy": [p], "policy+simple": [p, "simple"], "simple+policy": ["simple", p],
@@ -228,7 +228,7 @@ class Run:
 
 
 def train(cfg: RllibTrainConfig, command: str = "") -> Path:
-    from cardzoo.evaluation.matches.ray_backend import ray_session
+    from .session import ray_session
 
     out = Path(cfg.out)
     log = RunLog(out)

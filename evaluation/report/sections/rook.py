@@ -18,9 +18,10 @@ from __future__ import annotations
 
 from collections import Counter
 
+from cardzoo.envs.common.charts import Bar, bar_chart
+
 from ...stats import paired, wilson
 from .. import search as search_report
-from ..charts import Bar, bar_chart
 from ..model import Row, Section, Settings, play, section
 
 ENV = "rook_v0"

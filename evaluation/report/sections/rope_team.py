@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from collections import Counter
 
+from cardzoo.envs.common.charts import Bar, bar_chart
 from cardzoo.envs.registry import GAMES
 from cardzoo.seeds import figures
 
 from ...stats import difference, paired, wilson
 from .. import search as search_report
-from ..charts import Bar, bar_chart
 from ..model import Row, Section, Settings, load_result, play, section, wins
 
 ENV = GAMES["rope_team"].env_id

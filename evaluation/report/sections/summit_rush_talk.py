@@ -23,12 +23,12 @@ import time
 from collections import Counter
 from pathlib import Path
 
+from cardzoo.envs.common.charts import Bar, bar_chart
 from cardzoo.envs.summit_rush import rules
 
 from ...matches.race import race
 from ...matches.ticks import WHAT
 from ...stats import paired, wilson
-from ..charts import Bar, bar_chart
 from ..model import QUICK_GAMES, RESULTS, Row, Section, Settings, play, wins
 from ..writer import write
 

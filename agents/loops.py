@@ -1,15 +1,19 @@
-"""Game loops beside the env's own: the report's deals played on the rules module (Rope Team, for agents with
-``act_bits``) or through the silent Parallel env (Summit Rush), for the runner (:data:`FAST_LOOPS`), the studies
-and the distillation trainer (:func:`results`).
+"""Games played by agents, below everything that plays them (the evaluation runner, the trainers' own evaluations,
+the studies):
 
-Game ``i`` of a level is the report's game ``i``: dealt as the env's ``reset(seed=i)`` deals it (:func:`deal`), the
-agents reset with :func:`agent_seed`.
+- a game as a generator of the moves it needs (:func:`env_game_steps`: yields ``(seat, observation, action_mask)``,
+  is sent the move or has the agent's exception thrown in, returns the record), played one at a time with a list
+  of agents by :func:`drive` / :func:`play_env_game`, or many at once by the runner's lockstep play;
+- the report's deals played on the rules module (Rope Team, for agents with ``act_bits``) or through the silent
+  Parallel env (Summit Rush), for the runner (:data:`FAST_LOOPS`), the studies and the distillation trainer
+  (:func:`results`). Game ``i`` of a level is the report's game ``i``: dealt as the env's ``reset(seed=i)`` deals
+  it (:func:`deal`), the agents reset with :func:`agent_seed`.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Generator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -23,6 +27,74 @@ from cardzoo.envs.registry import GAMES
 from cardzoo.envs.rope_team import rules
 from cardzoo.envs.rope_team.env import make_config
 from cardzoo.envs.rope_team.observer import LAYOUT, observe_bits
+
+Request = tuple[int, Any, Any]  # (seat, observation, action_mask)
+Game = Generator[Request, Any, Any]
+
+
+def step(game: Game, answer: Any) -> tuple[Request | None, Any]:
+    """Send ``answer`` (a move, or an exception to throw in; None to start): the next request, or (None, record)."""
+    try:
+        if isinstance(answer, BaseException):
+            return game.throw(answer), None
+        return game.send(answer), None
+    except StopIteration as stop:
+        return None, stop.value
+
+
+def ask(agent, request: Request) -> Any:
+    """An agent's move for a request, or the exception it raised (thrown into the game, which handles it)."""
+    try:
+        return agent.act(request[1], request[2])
+    except Exception as err:
+        return err
+
+
+def drive(game: Game, agents: Sequence) -> Any:
+    """Play one game to its end, ``agents[seat].act`` answering each request; its record."""
+    request, record = step(game, None)
+    while request is not None:
+        request, record = step(game, ask(agents[request[0]], request))
+    return record
+
+
+def env_game_steps(env, seed: int) -> Game:
+    """One game through the env's agent_iter loop, as a generator of its moves: yields ``(seat, observation,
+    action_mask)``, is sent the move; returns the final info plus each seat's total reward."""
+    env.reset(seed=seed)
+    seat_of = {a: i for i, a in enumerate(env.possible_agents)}
+    totals = [0.0] * len(env.possible_agents)
+    final: dict[str, Any] = {}
+    for agent_id in env.agent_iter():
+        obs, reward, term, trunc, info = env.last()
+        totals[seat_of[agent_id]] += reward
+        if term or trunc:
+            final = info
+            env.step(None)
+        else:
+            env.step((yield seat_of[agent_id], obs["observation"], obs["action_mask"]))
+    return {**final, "returns": totals}
+
+
+def play_env_game(env, agents: Sequence, seed: int) -> dict[str, Any]:
+    """One game through the env's agent_iter loop; the final info plus each seat's total reward."""
+    return drive(env_game_steps(env, seed), agents)
+
+
+def play_games(env_id: str, specs: Sequence[str], seeds: Sequence[int], **options: Any) -> list[dict[str, Any]]:
+    """The records of games ``seeds`` of ``env_id`` with ``options``, one agent per seat (``specs`` cycled), each
+    reset with :func:`agent_seed` of the game and seat: the runner's records of a strict matchup, in this process."""
+    from cardzoo.agents.registry import make_agent
+    from cardzoo.envs.common.record import make_env
+
+    env = make_env(env_id, **{"illegal_action": "raise", **options})
+    agents = [make_agent(specs[i % len(specs)], env_id, seat=i) for i in range(len(env.possible_agents))]
+    out = []
+    for seed in seeds:
+        for seat, agent in enumerate(agents):
+            agent.reset(seed=agent_seed(seed, seat))
+        out.append({**play_env_game(env, agents, seed), "seed": seed})
+    return out
 
 
 def deal(seed: int, level: str) -> rules.State:
