@@ -79,7 +79,9 @@ class LearnedAgent:
 
     def __init__(self, path: str | Path | list[str | Path], sample: bool = False, seed: int | None = None,
                  fallback=None, fallback_name: str = ""):
-        from .policy_choice import ExactChoice, SummitRushChoice
+        from cardzoo.envs.registry import by_env_id
+
+        from .policy_choice import ExactChoice
 
         paths = path if isinstance(path, list) else [path]
         self.policies = {}
@@ -89,7 +91,8 @@ class LearnedAgent:
             self.policies[policy.observation_size] = policy
             names[policy.observation_size] = Path(p).stem
         self.policy = next(iter(self.policies.values()))
-        chooser = SummitRushChoice if self.policy.meta.get("env") == "summit_rush_v0" else ExactChoice
+        game = by_env_id().get(self.policy.meta.get("env"))
+        chooser = ExactChoice if game is None else game.load("policy_choice")
         self.chooser = chooser(self.policies, names)
         self.fallback = fallback
         fallback_name = fallback_name or getattr(fallback, "name", "fallback")

@@ -56,6 +56,8 @@ class GameSpec:
     # result, outcome_text, named, typing_help)
     seat_view: str | None = None
     pool: str | None = None  # "module:attr" of the benchmark's partner (or opponent) pool (cardzoo.agents.pools)
+    # "module:attr": how a learned agent picks, among its policy files, the one for an observation
+    policy_choice: str = "cardzoo.agents.policy_choice:ExactChoice"
     engine: str | None = None  # "module:attr" of the batched engine class
     fast_loop: str | None = None  # "module:attr": the runner's game loop for bit-level agents
     # "module:attr": the runner's tick-by-tick game (Parallel games), a generator function (env, seed) that yields
@@ -180,7 +182,7 @@ register(GameSpec(
     extra_variants=(("normal, silent", {"level": "normal", "talk": False}),
                     ("hard, silent", {"level": "hard", "talk": False})),
     text_view="cardzoo.envs.summit_rush.text:SummitRushText", seat_view="cardzoo.play.views:SummitRushView",
-    pool="cardzoo.agents.pools:SUMMIT_RUSH",
+    pool="cardzoo.agents.pools:SUMMIT_RUSH", policy_choice="cardzoo.agents.policy_choice:SummitRushChoice",
     engine="cardzoo.envs.summit_rush.batched:SummitRushBatched",
     tick_steps="cardzoo.evaluation.matches.ticks:game_steps", record_version="ticks-1",
     # Every level, two players, timed, talking (the env's default: a silent agent simply says nothing). Learned

@@ -182,9 +182,9 @@ class TickTable(Table):
 
     @staticmethod
     def _make_env(game: str, options: dict[str, Any]):
-        from cardzoo.envs import summit_rush_v0
+        from cardzoo.envs.registry import spec
 
-        return summit_rush_v0.parallel_env(**options)
+        return spec(game).make(parallel=True, **options)
 
     def _agent(self, agent):
         policies = getattr(agent, "policies", None)

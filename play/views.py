@@ -42,8 +42,9 @@ RULES = Path(__file__).resolve().parent / "static"
 
 
 def rules_text(game: str) -> str:
-    """The rules in short and the legend of ``game``'s table (``game`` is an env id: ``rope_team_v0``)."""
-    return (RULES / f"rules-{game}.txt").read_text(encoding="utf-8").strip()
+    """The rules in short and the legend of ``game``'s table (``game`` is an env id: ``rope_team_v0``): its seat
+    view's ``rules``."""
+    return view_class(game).rules()
 
 
 # Moves are named and read as the text views name and read them (``cardzoo.envs.common.text``): one way for the
@@ -112,6 +113,12 @@ class SeatView:
     # What the registry's ``seat_view`` is asked: the view of a seat at a table, the end of a game in words, and a
     # move named in the terminal (what may be typed, the messages that may be said).
     typing_help = "Type a move's number. ? help, q quit."
+
+    @classmethod
+    def rules(cls) -> str:
+        """The rules in short and the legend of the table: ``static/rules-<env id>.txt``, the file the play page
+        shows too."""
+        return (RULES / f"rules-{cls.game}.txt").read_text(encoding="utf-8").strip()
 
     def message_moves(self) -> list[Move]:
         """The messages this seat may say now (none in a silent game)."""

@@ -37,6 +37,28 @@ def test_every_module_attr_field_loads(game):
 
 
 @pytest.mark.parametrize("game", SPECS, ids=IDS)
+def test_every_entry_holds_what_the_rest_of_the_code_asks_of_a_game(game):
+    """The fields callers ask the registry for instead of dispatching on the game's name: each is given and is what
+    its callers need (a game missing one fails here, not in whichever command reaches it first)."""
+    from cardzoo.agents.pools import Pool, pool
+    from cardzoo.envs.common.text import TextView
+    from cardzoo.evaluation.protocol.protocol import SETTINGS
+    from cardzoo.play.views import SeatView
+
+    for field in ("text_view", "seat_view", "pool"):
+        assert getattr(game, field), f"{game.name} names no {field}"
+    assert issubclass(game.load("text_view"), TextView) and issubclass(game.load("seat_view"), SeatView)
+    assert game.load("seat_view").game == game.env_id and game.load("text_view").game == game.env_id
+    assert isinstance(pool(game.name), Pool) and pool(game.name).dev and pool(game.name).test
+    env = game.make(parallel=False)
+    assert env.action_space(env.possible_agents[0]).n in game.action_sizes
+    assert SETTINGS[game.name] and all(set(dict(s.options)) <= set(game.options) for s in SETTINGS[game.name])
+    view = game.load("seat_view")
+    assert view.typing_help and view.rules() and callable(view.at_table) and callable(view.outcome_text)
+    assert game.tick_steps is not None or not game.parallel  # a Parallel game is played tick by tick
+
+
+@pytest.mark.parametrize("game", SPECS, ids=IDS)
 def test_levels_and_options_are_the_game_modules_own(game):
     rules = importlib.import_module(f"cardzoo.envs.{game.name}.rules")
     env_module = importlib.import_module(f"cardzoo.envs.{game.name}.env")

@@ -47,5 +47,5 @@ def _agents() -> None:
 
     from . import agents
 
-    registry.AGENTS["ascend_low"] = {NAME: lambda seed: agents.Lowest()}
-    registry.AGENTS["ascend_high"] = {NAME: lambda seed: agents.Highest()}
+    registry.AGENTS["ascend_low"] = {ENV_ID: lambda seed: agents.Lowest()}
+    registry.AGENTS["ascend_high"] = {ENV_ID: lambda seed: agents.Highest()}

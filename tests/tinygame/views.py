@@ -59,6 +59,10 @@ class AscendText(TextView):
 class AscendView(SeatView):
     game = "tinygame_v0"
 
+    @classmethod
+    def rules(cls) -> str:
+        return "Ascend: each card higher than the last. The table: the top card, your hand."
+
     def __init__(self, seat: int):
         super().__init__(seat, ["you", "partner"] if seat == 0 else ["partner", "you"])
 
