@@ -25,7 +25,7 @@ from cardzoo.agents.seeding import agent_seed
 from cardzoo.envs.common.errors import IllegalActionError
 from cardzoo.envs.registry import GAMES
 from cardzoo.envs.rope_team import rules
-from cardzoo.envs.rope_team.env import make_config
+from cardzoo.envs.rope_team.env import CONFIG_OPTIONS, make_config
 from cardzoo.envs.rope_team.observer import LAYOUT, observe_bits
 
 Request = tuple[int, Any, Any]  # (seat, observation, action_mask)
@@ -105,7 +105,7 @@ def deal(seed: int, level: str) -> rules.State:
 def rope_team_bits_game(options: dict[str, Any], agents: Sequence, seed: int) -> dict[str, Any]:
     """Rope Team without the env wrapper: the same deal as ``env.reset(seed)`` and the same observations (as
     the integer the observation vector is made from), for agents with ``act_bits``. Tested equal to the env loop."""
-    game_options = {k: v for k, v in options.items() if k in ("level", "ropes", "trumps", "max_deals", "open_hands")}
+    game_options = {k: v for k, v in options.items() if k in CONFIG_OPTIONS}
     s = rules.deal(make_config(**game_options), seed)
     while s.outcome is None:
         seat = s.to_move

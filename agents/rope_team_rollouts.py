@@ -42,8 +42,10 @@ from cardzoo.envs.rope_team.arrays import (
     TIE,
     card_masks,
     end_of_trick,
+    legal,
     popcount,
     pull,
+    second_wins,
     trick,
     uncover,
 )
@@ -131,12 +133,10 @@ def _values(cards, hand, seen, coin, up, ropes, trumps, led, leading: bool) -> t
     rows = _landing((coin * (1 << rules.RIDGE) + up) * 5 + ropes)
     suit = SUIT_OF[cards]
     if not leading:
-        same = suit == SUIT_OF[led][:, None]
-        legal = held & same
-        legal |= held & ~legal.any(axis=1)[:, None]
-        me_wins = np.where(same, cards > led[:, None], suit == trumps[:, None])
+        allowed = legal(hand, led)[:, None] >> np.minimum(cards, 63).astype(np.uint64) & ONE == ONE
+        me_wins = second_wins(led[:, None], cards, trumps[:, None])
         steps = STEPS[led][:, None] + STEPS[cards]
-        return legal, rows[at[:, None], me_wins.astype(np.int64), steps]
+        return held & allowed, rows[at[:, None], me_wins.astype(np.int64), steps]
     unseen = _FULL & ~(hand | seen)
     # Unseen cards of the card's suit above and below it, by steps (the partner's replies that win / lose);
     # a suit with none unseen: all unseen cards, split by whether they trump the card.
@@ -230,9 +230,8 @@ class Games:
         obs = observe(self.config, mover, hand, self.hands[at, partner], self.played_by[at, mover],
                       self.played_by[at, partner], words, self.led, self.leader, self.coin, self.trumps, self.ropes,
                       self.deal, self.trick_no, self.dealer, mover, np.ones(len(at), bool))
-        follow = hand & SUIT_MASK[np.where(self.led >= 0, SUIT_OF[np.maximum(self.led, 0)], 4)]
-        legal = np.where(follow != 0, follow, hand)
-        mask = np.unpackbits(legal[:, None].view(np.uint8), axis=1, count=52, bitorder="little").view(np.int8)
+        mask = np.unpackbits(legal(hand, self.led)[:, None].view(np.uint8), axis=1, count=52,
+                             bitorder="little").view(np.int8)
         return obs, mask
 
     def choose(self) -> np.ndarray:

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from cardzoo.envs.common.cards import FULL_MASK, SUIT_MASKS, cards_of
 from cardzoo.envs.rope_team.observer import decode
-from cardzoo.envs.rope_team.rules import RIDGE, STEPS
+from cardzoo.envs.rope_team.rules import RIDGE, STEPS, trick_winner
 
 from .base import BitsAgent
 
@@ -78,13 +78,8 @@ class RopeTeamSimple(BitsAgent):
 
     @staticmethod
     def _follow(cards: list[int], led: int, trumps: int, values) -> list[tuple[int, float]]:
-        led_suit = led // 13
-        out = []
-        for card in cards:
-            suit = card // 13
-            partner_wins = card < led if suit == led_suit else suit != trumps
-            out.append((card, values[not partner_wins][STEPS[led] + STEPS[card]]))
-        return out
+        # values[1]: the mover takes the trick; the partner led, and keeps it if its card beats this one
+        return [(card, values[not trick_winner(led, card, trumps)][STEPS[led] + STEPS[card]]) for card in cards]
 
     def _lead(self, cards: list[int], unseen: int, trumps: int, values) -> list[tuple[int, float]]:
         trump_mask = SUIT_MASKS[trumps] if trumps >= 0 else 0

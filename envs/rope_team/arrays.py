@@ -44,13 +44,23 @@ def card_masks(cards: np.ndarray) -> np.ndarray:
     return np.bitwise_or.reduce(ONE << np.asarray(cards).astype(np.uint64), axis=-1) & _DECK
 
 
+def legal(hand: np.ndarray, led: np.ndarray) -> np.ndarray:
+    """``rules.legal_mask`` for rows: the hand's cards of the suit ``led`` (-1: nothing led) if it holds any, else
+    the whole hand (uint64 masks)."""
+    follow = hand & SUIT_MASK[np.where(led >= 0, SUIT_OF[np.maximum(led, 0)], 4)]
+    return np.where(follow != 0, follow, hand)
+
+
+def second_wins(led: np.ndarray, card: np.ndarray, trumps: np.ndarray) -> np.ndarray:
+    """``not rules.trick_winner`` (broadcasting): whether ``card``, played to ``led``, takes the trick. The higher
+    card of the led suit wins, a trump beats any other suit."""
+    return np.where(SUIT_OF[led] == SUIT_OF[card], card > led, SUIT_OF[card] == trumps)
+
+
 def trick(led: np.ndarray, card: np.ndarray, leader: np.ndarray, trumps: np.ndarray
           ) -> tuple[np.ndarray, np.ndarray]:
-    """``rules.trick_winner`` and the trick's steps for rows where ``card`` follows ``led``: the winner (seat) and
-    how many places the coin moves. The higher card of the led suit wins, a trump beats any other suit."""
-    same_suit = SUIT_OF[led] == SUIT_OF[card]
-    leader_wins = np.where(same_suit, led > card, SUIT_OF[card] != trumps)
-    return np.where(leader_wins, leader, 1 - leader), STEPS[led] + STEPS[card]
+    """The winner (seat) of each row's trick, ``card`` following ``led``, and how many places the coin moves."""
+    return np.where(second_wins(led, card, trumps), 1 - leader, leader), STEPS[led] + STEPS[card]
 
 
 def pull(coin: np.ndarray, ropes: np.ndarray, winner: np.ndarray, steps: np.ndarray, moving: np.ndarray

@@ -47,9 +47,8 @@ from ..common.generators import permutations
 from ..common.options import number, reject_unknown
 from . import rules
 from .arrays import ONE as _ONE
-from .arrays import SUIT_MASK as _SUITS
-from .arrays import card_masks, end_of_trick, next_cards, pull, split_hands, trick, uncover
-from .env import AGENTS, make_config
+from .arrays import card_masks, end_of_trick, legal, next_cards, pull, split_hands, trick, uncover
+from .env import AGENTS, CONFIG_OPTIONS, make_config
 from .observer import LAYOUT
 
 _O = LAYOUT.offsets
@@ -131,12 +130,12 @@ class RopeTeamBatched(BatchedEnv):
     num_actions = 52
     max_decisions = 2 * rules.TRICKS_PER_DEAL * 3
     outcomes = (rules.WIN, rules.FALL, rules.OUT_OF_DEALS, "illegal")
-    env_options = ("level", "ropes", "trumps", "max_deals", "open_hands", "shaping", "illegal_action")
+    env_options = (*CONFIG_OPTIONS, "shaping", "illegal_action")
 
     def __init__(self, num_envs: int, **options: Any):
         # the game's options are checked first: the base class copies them all into the records' options
         reject_unknown(options, self.env_options, "option")
-        game = {k: options[k] for k in ("level", "ropes", "trumps", "max_deals", "open_hands") if k in options}
+        game = {k: options[k] for k in CONFIG_OPTIONS if k in options}
         self.config = cfg = make_config(**game)
         self.shaping = number("shaping", options.get("shaping", 0.0))
         super().__init__(num_envs, options)
@@ -275,8 +274,7 @@ class RopeTeamBatched(BatchedEnv):
 
     def _current(self):
         hand = self.hands.reshape(-1)[self._pair + self.to_move]
-        follow = hand & _SUITS[np.where(self.led >= 0, self.led // 13, 4)]
-        self.legal_bits = np.where(follow != 0, follow, hand)
+        self.legal_bits = legal(hand, self.led)
         mask = np.unpackbits(self.legal_bits[:, None].view(np.uint8), axis=1, count=52,
                              bitorder="little").view(np.int8)
         obs = self._observe(self._slots, self.to_move)

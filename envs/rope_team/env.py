@@ -104,8 +104,8 @@ from .observer import LAYOUT, MAX_ROPES, STATE_LAYOUT, describe, observe_bits, s
 
 AGENTS = ("player_0", "player_1")
 ACTION_SIZES = frozenset({N_CARDS})  # action c plays card c, in every variant
-ENV_OPTIONS = ("level", "ropes", "trumps", "max_deals", "open_hands", "shaping", "illegal_action",
-               "render_mode", "render_viewer")
+CONFIG_OPTIONS = ("level", "ropes", "trumps", "max_deals", "open_hands")  # the options that make the rules' Config
+ENV_OPTIONS = (*CONFIG_OPTIONS, "shaping", "illegal_action", "render_mode", "render_viewer")
 RESET_OPTIONS = ("deck", "dealer")
 
 
@@ -133,7 +133,7 @@ class raw_env(CardGameAEC):  # noqa: N801 - PettingZoo's naming convention
 
     def __init__(self, **options: Any):
         reject_unknown(options, ENV_OPTIONS, "option")
-        game = {k: options[k] for k in ("level", "ropes", "trumps", "max_deals", "open_hands") if k in options}
+        game = {k: options[k] for k in CONFIG_OPTIONS if k in options}
         self.config = make_config(**game)
         self.shaping = number("shaping", options.get("shaping", 0.0))
         super().__init__(options)
