@@ -40,7 +40,7 @@ from __future__ import annotations
 
 from cardzoo.envs.common.errors import PolicyError
 from cardzoo.envs.summit_rush.observer import _PILE_RANK, Observation, decode, piles_of  # noqa: F401 (re-exported)
-from cardzoo.envs.summit_rush.rules import COVER_MASK, N_PEAKS
+from cardzoo.envs.summit_rush.rules import COVER_MASK, N_PEAKS, neighbours
 
 from .base import BitsAgent
 
@@ -51,16 +51,6 @@ _BIT_INDEX = {1 << i: i for i in range(64)}
 def _grank(rank_index: int) -> int:
     """Game rank (A=0, 2=1, ..., K=12) from the observation's rank index (0..12 for 2..A)."""
     return (rank_index + 1) % 13
-
-
-def neighbours(grank: int, wrap: bool) -> tuple[int, ...]:
-    """Game ranks that fit onto a top of game rank ``grank``."""
-    out = []
-    if grank < 12 or wrap:
-        out.append((grank + 1) % 13)
-    if grank > 0 or wrap:
-        out.append((grank - 1) % 13)
-    return tuple(out)
 
 
 _NEIGHBOURS = {w: tuple(neighbours(r, w) for r in range(13)) for w in (True, False)}

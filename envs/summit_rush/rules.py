@@ -88,18 +88,21 @@ def game_rank(card: int) -> int:
     return (card % 13 + 1) % 13
 
 
+def neighbours(grank: int, wrap: bool) -> tuple[int, ...]:
+    """The game ranks that fit onto a top of game rank ``grank``: one above and one below, the King and the Ace
+    next to each other only with ``wrap``."""
+    out = []
+    if grank < 12 or wrap:
+        out.append((grank + 1) % 13)
+    if grank > 0 or wrap:
+        out.append((grank - 1) % 13)
+    return tuple(out)
+
+
 def _fits_table(wrap: bool) -> tuple[int, ...]:
     """``table[top]`` = card mask of the cards that may go onto ``top``."""
-    table = []
-    for top in range(52):
-        t = game_rank(top)
-        m = 0
-        for c in range(52):
-            d = (game_rank(c) - t) % 13
-            if d == 1 and (wrap or game_rank(c) > t) or d == 12 and (wrap or game_rank(c) < t):
-                m |= 1 << c
-        table.append(m)
-    return tuple(table)
+    return tuple(sum(1 << c for c in range(52) if game_rank(c) in neighbours(game_rank(top), wrap))
+                 for top in range(52))
 
 
 FITS = {True: _fits_table(True), False: _fits_table(False)}
