@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import Executor, Future
 from contextlib import contextmanager
 
-from cardzoo.training.rllib.session import ray_session
+from cardzoo.training.ray_session import ray_session
 
 
 class RayExecutor(Executor):

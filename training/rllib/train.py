@@ -228,7 +228,7 @@ class Run:
 
 
 def train(cfg: RllibTrainConfig, command: str = "") -> Path:
-    from .session import ray_session
+    from cardzoo.training.ray_session import ray_session
 
     out = Path(cfg.out)
     log = RunLog(out)

@@ -1,5 +1,6 @@
-"""A Ray session for the duration of a job: RLlib training here, and the evaluation runner's Ray backend
-(``cardzoo.evaluation.matches.ray_backend``), which reads it from here."""
+"""A Ray session for the duration of a job: RLlib training (``cardzoo.training.rllib``) and the evaluation runner's
+Ray backend (``cardzoo.evaluation.matches.ray_backend``) both open theirs here. Ray is imported only when a session
+starts, so importing this module needs no Ray."""
 
 from __future__ import annotations
 
