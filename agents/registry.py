@@ -259,7 +259,11 @@ def fingerprint(name: str, game) -> str:
         from .isolated import probe
 
         return probe(name, game).digest
-    agent = make_agent(name, game)
+    return agent_fingerprint(make_agent(name, game))
+
+
+def agent_fingerprint(agent) -> str:
+    """:func:`fingerprint` of an agent already made (not an outside agent's: its probe knows its sources)."""
     digest = getattr(agent, "digest", None)  # a search agent's blueprint weights, a belief agent's policy
     if isinstance(digest, str):
         return digest

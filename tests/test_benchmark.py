@@ -36,6 +36,30 @@ def _without_timing(result: dict) -> dict:
     return result
 
 
+def test_each_spec_is_made_once_per_seat_check_and_per_worker_not_per_cache_key(tmp_path, monkeypatch):
+    """The cache key of every cell needs each agent's fingerprint (its weights): worked out once per run from the
+    agent made to check the spec, not by making the agent again for every cell."""
+    from collections import Counter
+
+    from cardzoo.agents import registry
+    from cardzoo.evaluation.matches import runner
+    from cardzoo.evaluation.protocol import run
+
+    made: Counter[str] = Counter()
+    real = registry.make_agent
+
+    def counted(name, game, *args, **kwargs):
+        made[name] += 1
+        return real(name, game, *args, **kwargs)
+
+    for module in (registry, run, runner):
+        monkeypatch.setattr(module, "make_agent", counted)
+    benchmark("learned", games=["rope_team"], games_per_cell=4, pools=POOLS, levels=["easy"], cache=tmp_path,
+              deal_key=KEY)
+    # both seats checked (2), then one per seat it plays in the worker: self-play (2) and 2 members x 2 seats (4)
+    assert made["learned"] == 2 + 2 + 4
+
+
 def _file_agent(tmp_path, body: str, name: str = "my_agent.py") -> str:
     path = tmp_path / name
     path.write_text("import numpy as np\n\n" + textwrap.dedent(body))

@@ -76,11 +76,15 @@ class Matchup:
     # After an agent's failure, the rest of the chunk's games are recorded as not played (an agent that hangs costs
     # one time limit, not one a game); the benchmark's, unless --keep-going.
     stop_on_failure: bool = False
+    # Each agent's ``fingerprint`` when the caller has it already (the benchmark works each out once per run, not
+    # once per cell: an agent is not built again for every cell's cache key); None: worked out here.
+    fingerprints: tuple[str, ...] | None = field(default=None, compare=False)
 
     @staticmethod
     def of(env: str, agents: Sequence[str], strict: bool = True, isolation: Limits | None = None,
-           stop_on_failure: bool = False, **options: Any) -> Matchup:
-        return Matchup(env, tuple(agents), tuple(sorted(options.items())), strict, isolation, stop_on_failure)
+           stop_on_failure: bool = False, fingerprints: Sequence[str] | None = None, **options: Any) -> Matchup:
+        return Matchup(env, tuple(agents), tuple(sorted(options.items())), strict, isolation, stop_on_failure,
+                       None if fingerprints is None else tuple(fingerprints))
 
     def isolated(self, spec: str) -> bool:
         return self.isolation is not None and is_outside(spec)
@@ -91,7 +95,8 @@ class Matchup:
         own source files (``fingerprint``), and the isolation's limits."""
         from cardzoo.agents.registry import fingerprint
 
-        versions = [fingerprint(a, self.env) for a in self.agents]
+        versions = list(self.fingerprints) if self.fingerprints is not None else [fingerprint(a, self.env)
+                                                                                   for a in self.agents]
         parts = [self.env, self.agents, self.options] + ([versions] if any(versions) else [])
         if any(self.isolated(a) for a in self.agents):
             parts.append(dataclasses.astuple(self.isolation))

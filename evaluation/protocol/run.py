@@ -31,7 +31,7 @@ from typing import Any
 
 from cardzoo.agents.isolated import Limits, probe
 from cardzoo.agents.pools import PARTS
-from cardzoo.agents.registry import fingerprint, is_outside, make_agent
+from cardzoo.agents.registry import agent_fingerprint, fingerprint, is_outside, make_agent
 from cardzoo.envs.common.errors import OptionError
 from cardzoo.envs.common.seeding import fresh_key
 from cardzoo.envs.registry import GAMES
@@ -58,14 +58,14 @@ def cell_games(budget: str | None = None, games: int | None = None) -> int:
     return protocol.BUDGETS[budget]
 
 
-def agent_digest(spec: str, game: str) -> str:
+def agent_digest(spec: str, game: str, mark: str | None = None) -> str:
     """What identifies the agent's behaviour in ``game``: a policy file's SHA-256, an outside agent's own source
-    files' (as its worker found them), the registry's fingerprint of a learned agent's weights, or the package
-    version of a rule agent."""
+    files' (as its worker found them), the registry's fingerprint of a learned agent's weights (``mark``, if the
+    caller has it), or the package version of a rule agent."""
     env = GAMES[game].env_id
     if spec.endswith(".npz"):
         return "sha256:" + hashlib.sha256(Path(spec).read_bytes()).hexdigest()
-    mark = fingerprint(spec, env)
+    mark = fingerprint(spec, env) if mark is None else mark
     if mark:
         return ("sha256:" if ":" in spec else "weights:") + mark
     return f"code:cardzoo-{version('cardzoo')}"
@@ -194,11 +194,13 @@ def _pools_of(games: Sequence[str], pools: Mapping[str, Any] | None) -> dict[str
     return {g: pool(g) for g in games}
 
 
-def _playable(agent: str, games: Sequence[str] | None,
-              limits: Limits | None = None) -> tuple[list[str], dict[str, str]]:
+def _playable(agent: str, games: Sequence[str] | None, limits: Limits | None = None,
+              marks: dict[tuple[str, str], str] | None = None) -> tuple[list[str], dict[str, str]]:
     """The games to benchmark ``agent`` on, and why any registered game is left out. Games named explicitly must
     all be playable; otherwise a game the agent does not play (or, an outside agent, does not declare) is skipped,
-    and none at all is an error. An outside agent is probed in its own worker, never imported here."""
+    and none at all is an error. An outside agent is probed in its own worker, never imported here. The agent's
+    fingerprint in each playable game goes into ``marks``, from the agent made to check it."""
+    marks = {} if marks is None else marks
     if isinstance(games, str):  # one game named as a string, not its letters
         games = [games]
     chosen = list(GAMES) if games is None else list(dict.fromkeys(_game(g) for g in games))
@@ -206,13 +208,14 @@ def _playable(agent: str, games: Sequence[str] | None,
     for game in chosen:
         try:
             if is_outside(agent):
-                declared = probe(agent, game, limits).games
-                if declared is not None and game not in declared:
-                    raise OptionError(f"agent spec {agent!r} declares the games {', '.join(declared) or 'none'}, "
+                found = probe(agent, game, limits)
+                if found.games is not None and game not in found.games:
+                    raise OptionError(f"agent spec {agent!r} declares the games {', '.join(found.games) or 'none'}, "
                                       f"not {game}")
+                marks[agent, GAMES[game].env_id] = found.digest
             else:
-                for seat in (0, 1):
-                    make_agent(agent, GAMES[game].env_id, seat=seat)
+                made = [make_agent(agent, GAMES[game].env_id, seat=seat) for seat in (0, 1)]
+                marks[agent, GAMES[game].env_id] = agent_fingerprint(made[0])
         except OptionError as err:
             if games is not None:
                 raise
@@ -292,7 +295,8 @@ def benchmark(agent: str, games: Sequence[str] | None = None, budget: str = "qui
     limits = limits or Limits()
     deals = keyed_deals(key, n)
     deal_of = {seed: i for i, seed in enumerate(deals)}
-    chosen, skipped = _playable(agent, games, limits)
+    marks: dict[tuple[str, str], str] = {}  # (spec, env) -> fingerprint, each worked out once (the cache keys)
+    chosen, skipped = _playable(agent, games, limits, marks)
     pools = _pools_of(chosen, pools)
     settings = {g: _chosen_settings(g, levels, chosen) for g in chosen}
     for game in [g for g in chosen if not settings[g]]:
@@ -302,12 +306,14 @@ def benchmark(agent: str, games: Sequence[str] | None = None, budget: str = "qui
         raise OptionError(f"no game of {agent!r} has the levels {', '.join(levels)}")
     pools = {g: _chosen_members(pools[g], partners, chosen) for g in chosen}
     references = {g: (reference or {}).get(g, GAMES[g].baseline) for g in chosen}
-    for game in chosen:  # every spec named before any game is played
-        for other in (*pools[game].members(), references[game]):
-            if is_outside(other):
-                probe(other, game, limits)
-            else:
-                make_agent(other, GAMES[game].env_id)
+    # Every spec is checked before any game is played, and its fingerprint (what the cache keys on: weights, an
+    # outside agent's sources) worked out once per game here, not again for every cell.
+    for game in chosen:
+        env = GAMES[game].env_id
+        for spec in (*pools[game].members(), references[game]):
+            if (spec, env) not in marks:
+                marks[spec, env] = (probe(spec, game, limits).digest if is_outside(spec)
+                                    else agent_fingerprint(make_agent(spec, env)))
     cache = Path(cache) if cache else None
     workers = workers or 1
     own_pool = None
@@ -322,12 +328,15 @@ def benchmark(agent: str, games: Sequence[str] | None = None, budget: str = "qui
             cell_results, ref_results = [], []
             for cell in protocol.cells(game, pools[game], settings[game], parts):
                 options = dict(cell.setting.options)
-                matchup = Matchup.of(env, cell.agents(agent), strict=False, isolation=limits,
-                                     stop_on_failure=not keep_going, **options)
+                seats = cell.agents(agent)
+                matchup = Matchup.of(env, seats, strict=False, isolation=limits, stop_on_failure=not keep_going,
+                                     fingerprints=[marks[s, env] for s in seats], **options)
                 records = _play(matchup, deals, key, workers, cache, executor, progress)
                 cell_results.append(_cell_result(game, cell, records, deal_of))
                 if ref != agent:
-                    ref_matchup = Matchup.of(env, cell.agents(ref), strict=False, isolation=limits, **options)
+                    seats = cell.agents(ref)
+                    ref_matchup = Matchup.of(env, seats, strict=False, isolation=limits,
+                                             fingerprints=[marks[s, env] for s in seats], **options)
                     ref_records = _play(ref_matchup, deals, key, workers, cache, executor, progress)
                     ref_cell = _cell_result(game, cell, ref_records, deal_of)
                     ref_results.append(ref_cell)
@@ -339,7 +348,7 @@ def benchmark(agent: str, games: Sequence[str] | None = None, budget: str = "qui
                     if not keep_going:
                         break
             out_games[game] = {
-                "title": GAMES[game].title, "digest": agent_digest(agent, game),
+                "title": GAMES[game].title, "digest": agent_digest(agent, game, marks[agent, env]),
                 "settings": [{"name": s.name, "options": dict(s.options)} for s in settings[game]],
                 "pool": {"version": getattr(pools[game], "version", None),
                          **{part: list(getattr(pools[game], part, ())) for part in PARTS}, "played": list(parts)},
