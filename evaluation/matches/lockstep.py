@@ -42,7 +42,6 @@ from cardzoo.agents.loops import Game, Request, ask, drive, step
 __all__ = ["Abandoned", "BatchedSeat", "SlotAgent", "drive", "play"]
 
 
-
 class Abandoned(Exception):
     """Thrown into a game still waiting when another game of the chunk failed and the run stops on a failure."""
 

@@ -314,26 +314,13 @@ class _Worker:
         return copies[slot]
 
     def _reset(self, seat: int, slot: int) -> Callable[[int | None], None]:
+        """How a batching seat's slot starts a game: its own agent's ``reset`` (a failure the game's, as ever)."""
         inner = self._inner(seat)
-        if isinstance(inner, IsolatedAgent):
-            def reset(seed):
-                inner.reset(seed, slot)
-        else:
-            def reset(seed):
-                agent = self._slot_copy(seat, slot)
-                if callable(getattr(agent, "reset", None)):
-                    agent.reset(seed=seed)
-        if self.matchup.strict:
-            return reset
-
-        def guarded(seed):
-            try:
-                reset(seed)
-            except AgentCrash as err:
-                raise AgentFailure(seat, str(err)) from err
-            except Exception as err:
-                raise AgentFailure(seat, f"reset raised {type(err).__name__}: {err}") from err
-        return guarded
+        agent = _Slot(inner, slot) if isinstance(inner, IsolatedAgent) else self._slot_copy(seat, slot)
+        if not self.matchup.strict:
+            agent = Guarded(agent, seat, self.n_actions[seat])
+        reset = getattr(agent, "reset", None)
+        return (lambda seed: reset(seed=seed)) if callable(reset) else (lambda seed: None)
 
     def _slot_agent(self, seat: int, slot: int):
         """A lockstep game's agent for a seat that answers game by game."""
