@@ -10,6 +10,7 @@ import pytest
 
 from cardzoo.agents.pools import Pool
 from cardzoo.evaluation.protocol import benchmark, leaderboard
+from cardzoo.evaluation.protocol.protocol import READABLE, VERSION
 
 ROOT = Path(__file__).resolve().parents[1]
 COMMITTED = leaderboard.load()
@@ -31,8 +32,38 @@ def test_every_shipped_agent_is_on_the_leaderboard():
     agents = {r["agent"] for r in COMMITTED}
     assert {"random", "simple", "heuristic", "learned", "learned_v1", "search"} <= agents, agents
     for result in COMMITTED:
-        assert result["protocol"] == "benchmark_v1" and (ROOT / "evaluation/results/benchmark" /
-                                                        f"{result['agent']}.png").is_file()
+        assert result["protocol"] in READABLE and (ROOT / "evaluation/results/benchmark" /
+                                                   f"{result['agent']}.png").is_file()
+    ranked, _ = leaderboard.split(COMMITTED)
+    assert {r["protocol"] for r in ranked} == {VERSION}
+    for result in ranked:  # the ranked entries at the protocol's budget, with the agent's CPU time measured
+        assert result["games_per_cell"] >= 500, result["agent"]
+        for game in result["games"].values():
+            assert game["headline"]["decisions"] > 0 and game["headline"]["cpu_ms_per_decision"] > 0, result["agent"]
+
+
+def test_older_entries_are_listed_apart_not_ranked(two):
+    older = copy.deepcopy(two[0])
+    older["protocol"] = "benchmark_v1"
+    results = [older, two[1]]
+    ranked, apart = leaderboard.split(results)
+    assert ranked == [two[1]] and apart == [older]
+    page = leaderboard.page(results)
+    ranked_part, _, older_part = page.partition("## Not yet played under benchmark_v2")
+    assert "| 1 | [`learned`]" in ranked_part and "[`random`]" not in ranked_part
+    assert "| [`random`](results/benchmark/random.md) | benchmark_v1 | 4 (custom) |" in older_part
+    assert "Not yet played again under benchmark_v2: `random`." in leaderboard.readme_table(results).replace("\n", " ")
+    assert "## Not yet played" not in leaderboard.page(two)
+
+
+def test_a_result_states_its_compute(two):
+    compute = two[1]["compute"]
+    assert compute["wall_seconds"] > 0 and compute["workers"] == 1 and compute["backend"] == "local"
+    rope = two[1]["games"]["rope_team"]["headline"]
+    assert compute["agent_cpu_seconds_per_game"]["rope_team"] == round(
+        rope["cpu_ms_per_decision"] * rope["decisions"] / 1000, 1)
+    row = leaderboard.game_table(two, "rope_team")[2]
+    assert f"| {rope['cpu_ms_per_decision'] * rope['decisions'] / 3.6e6:.2g} | 4 (custom) |" in row
 
 
 POOLS = {"rope_team": Pool("tiny", ("simple",), ("simple_wary",), ("random",)),
@@ -96,6 +127,11 @@ def test_the_costliest_partner_is_read_against_the_reference_with_the_same_partn
         if cell["partner"] == other:
             cell["reference_wins"] = cell["games"]
     assert leaderboard._relative(learned)[0] == other
+    weak = copy.deepcopy(learned)
+    for cell in weak["cells"]:  # the reference wins every game with the weak member: still not the costliest
+        if cell["partner"] == "random":
+            cell["reference_wins"], cell["wins"] = cell["games"], 0
+    assert leaderboard._relative(weak)[0] != "random"
     row = next(line for line in leaderboard.findings([two[0], {**two[1], "games": {"rope_team": learned}}],
                                                      "rope_team") if line.startswith("| `learned` |"))
     assert row.split(" | ")[4] == f"`{other}`"  # the costliest partner's column

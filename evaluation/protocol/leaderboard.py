@@ -31,10 +31,18 @@ def load(folder: str | Path = RESULTS) -> list[dict[str, Any]]:
 
 
 def _versions(results: Sequence[Mapping[str, Any]]) -> str:
-    """The protocol versions of the results (one, unless the leaderboard is part-way through a new version)."""
-    from .protocol import VERSION
+    """The protocol version the tables rank: the newest of the results'."""
+    from .protocol import READABLE, VERSION
 
-    return " and ".join(sorted({r["protocol"] for r in results})) or VERSION
+    present = {r["protocol"] for r in results}
+    return max(present, key=READABLE.index) if present else VERSION
+
+
+def split(results: Sequence[Mapping[str, Any]]) -> tuple[list[Mapping[str, Any]], list[Mapping[str, Any]]]:
+    """The results the tables rank (the newest protocol version's) and the older ones, listed apart: other deals and
+    other pools, so their rates do not compare with the ranked ones."""
+    version = _versions(results)
+    return [r for r in results if r["protocol"] == version], [r for r in results if r["protocol"] != version]
 
 
 def _games(results: Sequence[Mapping[str, Any]]) -> list[str]:
@@ -69,13 +77,20 @@ def _cpu(h: Mapping[str, Any]) -> str:
     return "–" if cpu is None else f"{cpu:.3g}"
 
 
+def _hours(h: Mapping[str, Any]) -> str:
+    """The agent's own CPU time over the game's cells: its decisions times its time per decision."""
+    cpu = h["cpu_ms_per_decision"]
+    return "–" if cpu is None else f"{cpu * h['decisions'] / 3.6e6:.2g}"
+
+
 def game_table(results: Sequence[Mapping[str, Any]], game: str) -> list[str]:
     ranked = _ranked(results, game)
     cooperative = any(r["games"][game]["headline"]["self"] is not None for r in ranked)
     who = "partner" if cooperative else "opponent"
     header = ["rank", "agent"] + (["self-play"] if cooperative else []) + ["dev pool", "test pool"]
     header += (["gap (test)"] if cooperative else []) + [f"worst {who}", "vs reference, test (points)",
-                                                         "illegal / errors", "CPU ms per decision", "games per cell"]
+                                                         "illegal / errors", "CPU ms per decision",
+                                                         "agent CPU hours", "games per cell"]
     lines = ["| " + " | ".join(header) + " |", "|---:|---|" + "---:|" * (len(header) - 3) + "---:|"]
     for rank, r in enumerate(ranked, 1):
         g = r["games"][game]
@@ -89,27 +104,30 @@ def game_table(results: Sequence[Mapping[str, Any]], game: str) -> list[str]:
         row += [f"{h['worst']['partner']} {pct(h['worst']['rate'])}" if h["worst"] else "–",
                 _paired((h.get("vs_reference") or {}).get("test")) + (f" vs `{g['reference']}`" if g["reference"]
                                                                       else " (is the reference)"),
-                f"{h['illegal']} / {h['errors']}", _cpu(h), _budget(r)]
+                f"{h['illegal']} / {h['errors']}", _cpu(h), _hours(h), _budget(r)]
         lines.append("| " + " | ".join(row) + " |")
     return lines
 
 
 def _cause(member: Mapping[str, Any], game: str) -> str:
     losses = {k: v for k, v in member["outcomes"].items() if k not in ("win",)}
-    if game == "rook" or not losses:
+    from cardzoo.envs.registry import GAMES
+
+    if not GAMES[game].cooperative or not losses:  # a competitive game's losses have no cause to name
         return ""
     cause, count = max(losses.items(), key=lambda kv: (kv[1], kv[0]))
     return f"`{cause}` ({count:,} of {member['games']:,})"
 
 
 def _relative(game_result: Mapping[str, Any]) -> tuple[str, float, float] | None:
-    """The pool member the agent does worst with compared with the reference agent with that same member, on the same
-    deals and seats: (member, agent's rate, reference's rate); None without a reference."""
+    """The competent pool member (dev or test: the weak part is the robustness row) the agent does worst with
+    compared with the reference agent with that same member, on the same deals and seats: (member, agent's rate,
+    reference's rate); None without a reference."""
     if not game_result.get("reference"):
         return None
     rows = {}
     for cell in game_result["cells"]:
-        if cell["partner"] is not None and "reference_wins" in cell:
+        if cell["partner"] is not None and "reference_wins" in cell and cell.get("part") != "weak":
             wins, ref, games = rows.get(cell["partner"], (0, 0, 0))
             rows[cell["partner"]] = (wins + cell["wins"], ref + cell["reference_wins"], games + cell["games"])
     if not rows:
@@ -156,13 +174,29 @@ def findings(results: Sequence[Mapping[str, Any]], game: str) -> list[str]:
     return lines
 
 
+def older_table(older: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The entries scored under an older protocol: not ranked, their test-pool rates shown as they were."""
+    from cardzoo.envs.registry import GAMES
+
+    games = _games(older)
+    lines = ["| agent | protocol | games per cell | " + " | ".join(f"{GAMES[g].title} test pool" for g in games) + " |",
+             "|---|---|---:|" + "---:|" * len(games)]
+    for r in sorted(older, key=lambda r: r["agent"]):
+        rates = [pct(((r["games"].get(g) or {}).get("headline") or {}).get("cross", {}).get("test", {}).get("rate"))
+                 if g in r["games"] else "–" for g in games]
+        lines.append(f"| [`{r['agent']}`](results/benchmark/{file_name(r['agent'])}.md) | {r['protocol']} | "
+                     f"{_budget(r)} | " + " | ".join(rates) + " |")
+    return lines
+
+
 def page(results: Sequence[Mapping[str, Any]]) -> str:
     """``docs/leaderboard.md``."""
     from cardzoo.envs.registry import GAMES
 
+    results, older = split(results)
     lines = ["# Leaderboard", "",
              textwrap.fill(
-                 f"Every entry is scored by the same protocol, [{_versions(results)}](benchmark.md): the same "
+                 f"Every ranked entry is scored by the same protocol, [{_versions(results)}](benchmark.md): the same "
                  "reserved deals, "
                  "both seats, every setting, self-play and play with each member of the game's partner pool "
                  "(Rook: opponent pool), the pool's dev part and its held-out test part reported apart. Agents are "
@@ -170,8 +204,9 @@ def page(results: Sequence[Mapping[str, Any]]) -> str:
                  "self-play minus test pool; vs reference is the paired difference with the game's reference agent "
                  "on the same deals, seats and partners (n.s.: McNemar p >= 0.05). CPU time per decision is measured "
                  "inside the agent on the machine that ran the benchmark (2 shared cores): compare it within a "
-                 "table, not across machines. Each agent's name links its full result (every cell with its "
-                 "interval, loss causes, the heat map).", 116), "",
+                 "table, not across machines; agent CPU hours is that time over all of the game's cells. Each "
+                 "agent's name links its full result (every cell with its interval, loss causes, the heat map, "
+                 "the run's compute).", 116), "",
              "To add an entry: `cardzoo benchmark AGENT --budget full --out evaluation/results/benchmark`, then "
              "`python -m cardzoo.evaluation.protocol.leaderboard`.", ""]
     if not results:
@@ -179,6 +214,11 @@ def page(results: Sequence[Mapping[str, Any]]) -> str:
     for game in _games(results):
         lines += [f"## {GAMES[game].title}", ""] + game_table(results, game) + [""]
         lines += ["What the table shows:", ""] + findings(results, game) + [""]
+    if older:
+        lines += [f"## Not yet played under {_versions(results)}", "",
+                  textwrap.fill("These entries were scored under an older protocol (other deals, other pools: "
+                                "their rates do not compare with the tables above) and are not ranked until they "
+                                "are played again.", 116), ""] + older_table(older) + [""]
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -186,6 +226,8 @@ def readme_table(results: Sequence[Mapping[str, Any]]) -> str:
     """The README's benchmark table: per agent the headline numbers of each game."""
     from cardzoo.envs.registry import GAMES
 
+    results, older = split(results)
+    pending = ", ".join(f"`{r['agent']}`" for r in sorted(older, key=lambda r: r["agent"]))
     games = _games(results)
     counts = Counter(r["games_per_cell"] for r in results)
     usual = counts.most_common(1)[0][0] if counts else 0
@@ -194,7 +236,8 @@ def readme_table(results: Sequence[Mapping[str, Any]]) -> str:
     caption = (f"The {_versions(results)} benchmark of the shipped agents ([leaderboard](docs/leaderboard.md), "
                f"[protocol](docs/benchmark.md)): win rates on reserved deals, self-play and with the held-out test "
                "part of each game's partner pool (Rook: opponent pool), both seats, every setting; "
-               f"{usual:,} games per cell" + (f" ({others}: slower, a custom budget)." if others else "."))
+               f"{usual:,} games per cell" + (f" ({others}: slower, a custom budget)." if others else ".")
+               + (f" Not yet played again under {_versions(results)}: {pending}." if older else ""))
     header, keys = ["agent"], []
     for game in games:
         if any(r["games"].get(game, {}).get("headline", {}).get("self") for r in results):
