@@ -247,7 +247,11 @@ def head_timeout_protocol(header_timeout: float, per_client: int | None = None):
                 transport.close()  # past the 503s (uvicorn's, at the limit): no file descriptor held any longer
                 return
             if per_client is not None and self.client and self._from_here() > per_client:
-                transport.close()  # this address holds its share: the others' connections still get through
+                # This address holds its share: the others' connections still get through. Out of the count at
+                # once, not when connection_lost runs: a burst of such connections waiting for it would fill
+                # uvicorn's limit_concurrency and answer the other clients 503.
+                self.connections.discard(self)
+                transport.close()
                 return
             self._arm()
 
