@@ -94,6 +94,7 @@ from . import records
 from .access import QUOTE, BodyLimit, CreationRate, Limits, OriginGuard, SocketLimit, allowed_hosts, quote
 from .liveness import AgentsBusy, AgentTimeout, Listener, Liveness, Saver, run_off_loop, submit, wait_for_job
 from .table import HUMAN, Table, TickTable, refusal
+from .views import rules_text
 
 STATIC = Path(__file__).resolve().parent / "static"
 TOKEN_HEADER = "X-Cardzoo-Token"
@@ -113,6 +114,7 @@ CATALOG: dict[str, dict[str, Any]] = {
 }
 for _spec in CATALOG.values():
     _spec["agents"] = sorted(agent_names(_spec["env"]), key=lambda n: (n != "learned", n))
+    _spec["rules"] = rules_text(_spec["env"])  # the seat view's: the page has no file of a game's own
 
 
 @functools.cache
@@ -683,7 +685,8 @@ def create_app(data: str | Path = records.DEFAULT_DATA, seed: int | None = None,
     @app.get("/api/catalog")
     async def catalog():
         extra = list(games.extra_agents)
-        return {name: {"title": c["title"], "default": c["default"], "variants": list(c["variants"]),
+        return {name: {"title": c["title"], "env": c["env"], "cooperative": GAMES[name].cooperative,
+                       "rules": c["rules"], "default": c["default"], "variants": list(c["variants"]),
                        "agents": c["agents"] + extra,
                        "agents_by_variant": {v: names + extra for v, names in offered(name).items()},
                        "seats": ["player_0", "player_1"],

@@ -36,8 +36,8 @@ from cardzoo.envs.summit_rush.render import CELL, COLUMNS
 from cardzoo.envs.summit_rush.text import message_moves, peak_moves
 
 LOG_LINES = 12  # log lines the browser gets (the terminal prints each line as it happens)
-# Each game's rules in short and the legend of its table, one text per game: the page fetches it as a static file
-# (/static/rules-<env id>.txt) and the terminal prints it for ``?``, so both say the same.
+# Each game's rules in short and the legend of its table, one text per game (static/rules-<env id>.txt for the
+# project's games): the page gets it in the catalog and the terminal prints it for ``?``, so both say the same.
 RULES = Path(__file__).resolve().parent / "static"
 
 
@@ -101,7 +101,9 @@ class SeatView:
     _card_name = staticmethod(CARD_NAMES.__getitem__)
 
     def to_json(self) -> dict[str, Any]:
-        return {"game": self.game, "table": self.table_json(), "legal": [m.to_json() for m in self.legal],
+        # ``text``: the seat's view in words, what the page shows of a game it has no drawing of.
+        return {"game": self.game, "table": self.table_json(), "text": self.text(),
+                "legal": [m.to_json() for m in self.legal],
                 "last_trick": self.last_trick, "log": self.log[-LOG_LINES:]}
 
     def table_json(self) -> dict[str, Any]:

@@ -4,6 +4,7 @@ the tests only) is played through ``cardzoo --help``, ``play`` (agents, and a pe
 
 from __future__ import annotations
 
+import contextlib
 import json
 import subprocess
 import sys
@@ -11,6 +12,7 @@ import time
 import urllib.request
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from tests.server_probes import free_port
@@ -31,7 +33,8 @@ def cardzoo(*args: str, cwd: Path, stdin: str | None = None, timeout: float = 30
 
 def test_no_shared_file_names_the_fourth_game():
     named = [p.relative_to(ROOT).as_posix() for folder in ("envs", "agents", "training", "evaluation", "play")
-             for p in (ROOT / folder).rglob("*.py") if "tinygame" in p.read_text() or "ascend_" in p.read_text()]
+             for pattern in ("*.py", "*.js", "*.html") for p in (ROOT / folder).rglob(pattern)
+             if "tinygame" in p.read_text() or "ascend_" in p.read_text()]
     assert named == []
 
 
@@ -72,32 +75,67 @@ def _call(url: str, body: dict | None = None, token: str | None = None) -> dict:
         return json.loads(r.read())
 
 
-@pytest.mark.timeout(300)
-def test_serve_offers_it_and_plays_a_whole_game(tmp_path):
+@contextlib.contextmanager
+def tinygame_server(data: Path, cwd: Path):
+    """``cardzoo serve`` with Ascend installed, on a free port; yields the server's url."""
     port = free_port()
-    server = subprocess.Popen([sys.executable, "-c", LAUNCH, "serve", "--port", str(port), "--data",
-                               str(tmp_path / "data")], cwd=tmp_path, stdout=subprocess.DEVNULL,
-                              stderr=subprocess.PIPE, text=True)
-    url = f"http://127.0.0.1:{port}/api/"
+    server = subprocess.Popen([sys.executable, "-c", LAUNCH, "serve", "--port", str(port), "--data", str(data)],
+                              cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    url = f"http://127.0.0.1:{port}/"
     try:
         deadline = time.monotonic() + 60
         while True:
             try:
-                catalog = _call(url + "catalog")
+                _call(url + "api/catalog")
                 break
             except OSError:
                 assert server.poll() is None and time.monotonic() < deadline, "the server did not start"
                 time.sleep(0.3)
-        assert catalog["tinygame"]["title"] == "Ascend" and "ascend_high" in catalog["tinygame"]["agents"]
-        view = _call(url + "games", {"game": "tinygame", "agents": ["ascend_high"], "seat": "player_0"})
-        token = view["token"]
-        while not view["over"]:
-            assert view["your_turn"] and view["legal"]
-            view = _call(url + f"games/{view['id']}/move", {"seat": "player_0", "action": view["legal"][0]["action"],
-                                                             "step": view["steps"]}, token)
-        assert view["outcome"].startswith("The game ended: ") and view["info"]["outcome"] in ("win", "fall")
+        yield url
     finally:
         server.terminate()
         server.wait(timeout=30)
+
+
+@pytest.mark.timeout(300)
+def test_serve_offers_it_and_plays_a_whole_game(tmp_path):
+    with tinygame_server(tmp_path / "data", tmp_path) as url:
+        catalog = _call(url + "api/catalog")
+        assert catalog["tinygame"]["title"] == "Ascend" and "ascend_high" in catalog["tinygame"]["agents"]
+        view = _call(url + "api/games", {"game": "tinygame", "agents": ["ascend_high"], "seat": "player_0"})
+        token = view["token"]
+        while not view["over"]:
+            assert view["your_turn"] and view["legal"]
+            view = _call(url + f"api/games/{view['id']}/move",
+                         {"seat": "player_0", "action": view["legal"][0]["action"], "step": view["steps"]}, token)
+        assert view["outcome"].startswith("The game ended: ") and view["info"]["outcome"] in ("win", "fall")
+    saved = (tmp_path / "data" / "games.jsonl").read_text().splitlines()
+    assert len(saved) == 1 and json.loads(saved[0])["record"]["env"] == "tinygame_v0"
+
+
+@pytest.mark.timeout(300)
+def test_the_play_page_shows_it_in_words_and_plays_it_by_its_buttons(tmp_path):
+    """The page has drawings of the project's three tables only: a fourth game is shown as its seat view's text,
+    with a button per legal move, its rules from the seat view, and its partner called a partner."""
+    from playwright.sync_api import sync_playwright
+
+    from tests.test_play_browser import click_through, deal, launch
+    from tests.tinygame.views import AscendView
+
+    with tinygame_server(tmp_path / "data", tmp_path) as url, sync_playwright() as p:
+        browser = launch(p)
+        page = browser.new_page()
+        errors = []
+        page.on("pageerror", lambda err: errors.append(str(err)))
+        page.goto(url)
+        page.select_option("#game-choice", "tinygame")
+        assert page.text_content("#agent-role") == "Partner"
+        deal(page, url, "tinygame", "normal", "player_0", "ascend_high")
+        assert page.text_content("#rules-text").strip() == AscendView.rules()
+        assert page.text_content("pre.in-words").startswith("top ")
+        clicks = click_through(page, "#moves button.move", np.random.default_rng(0), tmp_path / "shot.png", 1)
+        assert clicks >= 1 and page.text_content("#outcome").startswith("The game ended: ")
+        browser.close()
+    assert not errors, errors
     saved = (tmp_path / "data" / "games.jsonl").read_text().splitlines()
     assert len(saved) == 1 and json.loads(saved[0])["record"]["env"] == "tinygame_v0"

@@ -126,10 +126,9 @@ class BatchedConfig:
         self.out = self.out or f"runs/{self.game}_batched"
         if self.init and self.imitate:
             raise ValueError("--init and --imitate both set the starting actor: give one (--imitate none)")
-        if self.partner_share and (self.game != "rope_team" or self.features != "rope_team_scores"
-                                   or self.partner_share > 1 or self.otherplay):
-            raise ValueError("--partner-share is for rope_team with --features rope_team_scores, at most 1, "
-                             "without --otherplay")
+        if self.partner_share and (self.features != "rope_team_scores" or self.partner_share > 1 or self.otherplay):
+            raise ValueError("--partner-share needs --features rope_team_scores (Rope Team's), is at most 1, and "
+                             "goes without --otherplay")
         if self.otherplay and GAMES[self.game].symmetries is None:
             raise ValueError(f"--otherplay needs the game's symmetries; {self.game} declares none")
 

@@ -211,23 +211,27 @@ def rook_measure(seconds: float) -> dict:
             **_machine()}
 
 
-def measure(game: str, seconds: float) -> dict:
-    """One game's engine measurements, single env and batched, in this run."""
-    if game == "rook_v0":
-        return rook_measure(seconds)
-    if game == "rope_team_v0":
-        single = single_env_rate(seconds)
-        print(f"single env: {single['decisions_per_cpu_second']:,} decisions/CPU-s", flush=True)
-        rows = []
-        for n in SIZES:
-            rows.append({"variant": "batched", **batched_rate(n, seconds)})
-            print(f"batched N={n}: {rows[-1]['decisions_per_cpu_second']:,} decisions/CPU-s, "
-                  f"{rows[-1]['peak_memory_mb']} MB", flush=True)
-        best = max(rows, key=lambda r: r["decisions_per_cpu_second"])
-        return {"game": game, "level": LEVEL, "single_env": single, "batched": rows, "best_n": best["n"],
-                "best_decisions_per_cpu_second": best["decisions_per_cpu_second"],
-                "ratio_to_single_env": round(best["decisions_per_cpu_second"] / single["decisions_per_cpu_second"], 1),
-                **_machine()}
+def rope_measure(seconds: float) -> dict:
+    """Rope Team's engine measurements at ``LEVEL``: the single env's loop and the batched engine at every size."""
+    game = "rope_team_v0"
+    single = single_env_rate(seconds)
+    print(f"single env: {single['decisions_per_cpu_second']:,} decisions/CPU-s", flush=True)
+    rows = []
+    for n in SIZES:
+        rows.append({"variant": "batched", **batched_rate(n, seconds)})
+        print(f"batched N={n}: {rows[-1]['decisions_per_cpu_second']:,} decisions/CPU-s, "
+              f"{rows[-1]['peak_memory_mb']} MB", flush=True)
+    best = max(rows, key=lambda r: r["decisions_per_cpu_second"])
+    return {"game": game, "level": LEVEL, "single_env": single, "batched": rows, "best_n": best["n"],
+            "best_decisions_per_cpu_second": best["decisions_per_cpu_second"],
+            "ratio_to_single_env": round(best["decisions_per_cpu_second"] / single["decisions_per_cpu_second"], 1),
+            **_machine()}
+
+
+def summit_measure(seconds: float) -> dict:
+    """Summit Rush's engine measurements (Normal, two players) in each of ``SUMMIT_VARIANTS``, against the
+    ParallelEnv loop silent and talking."""
+    game = "summit_rush_v0"
     single = {"silent": summit_single_rate(seconds, talk=False), "talking": summit_single_rate(seconds, talk=True)}
     for kind, r in single.items():
         print(f"single env, {kind}: {r['decisions_per_cpu_second']:,} agent-actions/CPU-s", flush=True)
@@ -245,6 +249,18 @@ def measure(game: str, seconds: float) -> dict:
                          "ratio_to_single_env": round(top["decisions_per_cpu_second"] / against, 1)}
     return {"game": game, "level": LEVEL, "decision": "one seat's action in one tick (agent-action)",
             "single_env": single, "batched": rows, "best": best, **_machine()}
+
+
+# What is measured of each game's engine differs (Rook's variants, Summit Rush's masks): one function per engine.
+MEASURES: dict[str, Callable[[float], dict]] = {"rope_team_v0": rope_measure, "summit_rush_v0": summit_measure,
+                                                "rook_v0": rook_measure}
+
+
+def measure(game: str, seconds: float) -> dict:
+    """One game's engine measurements, single env and batched, in this run."""
+    if game not in MEASURES:
+        raise ValueError(f"no engine measurement for {game!r}; measured: {', '.join(MEASURES)}")
+    return MEASURES[game](seconds)
 
 
 def engine(out: Path, seconds: float, game: str) -> dict:

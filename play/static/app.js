@@ -101,7 +101,13 @@ function moveButtons(kinds) {
   }
 }
 
-// ---------------------------------------------------------------- the three tables
+// ---------------------------------------------------------------- the tables
+// A game with no drawing of its own (a game added to the registry, with its seat view): the seat's view in words
+// and a button per legal move.
+function inWords(t, table) {
+  table.append(Object.assign(document.createElement("pre"), { className: "in-words", textContent: view.text }));
+  moveButtons([...new Set(view.legal.map((m) => m.kind))]);
+}
 function ropeTeam(t, table) {
   const ridge = t.ridge.map((c, pos) => cardEl(c === null ? "back" : c,
     { extra: (pos === t.coin ? "coin" : "") + (pos === t.camp ? " camp" : "") }));
@@ -189,6 +195,9 @@ function summitRush(t, table) {
 }
 
 // ---------------------------------------------------------------- drawing a view
+// The games drawn as tables, by env id; any other is shown in words (``inWords``).
+const DRAWINGS = { rope_team_v0: ropeTeam, rook_v0: rook, summit_rush_v0: summitRush };
+
 function render(v) {
   // A move's reply and the events socket race: a reply computed before a clock tick can arrive after the tick's
   // push (the game's last one, say). A view of this game older than the one shown is dropped, or the page would
@@ -202,7 +211,7 @@ function render(v) {
   const table = $("table");
   table.replaceChildren();
   $("moves").replaceChildren();
-  ({ rope_team_v0: ropeTeam, rook_v0: rook, summit_rush_v0: summitRush })[v.game](v.table, table);
+  (DRAWINGS[v.game] || inWords)(v.table, table);
   if (v.over) for (const el of document.querySelectorAll(".legal, .illegal")) el.classList.remove("legal", "illegal");
   $("leave").hidden = Boolean(v.over || v.broken);
   showRules(v.game);
@@ -225,20 +234,10 @@ function render(v) {
   }
 }
 
-// The game's rules in short and its legend: the same file the terminal prints for "?" (play/static/rules-*.txt).
-let rulesShown = null;
-async function showRules(game) {
-  if (rulesShown === game) return;
-  rulesShown = game;
-  try {
-    const response = await fetch(`/static/rules-${game}.txt`);
-    if (!response.ok) throw new Error(response.statusText);
-    const text = await response.text();
-    if (rulesShown === game) $("rules-text").textContent = text;
-  } catch (err) {
-    rulesShown = null;
-    $("rules-text").textContent = `the rules could not be loaded: ${err.message}`;
-  }
+// The game's rules in short and its legend, from the catalog: its seat view's, the text the terminal prints for "?".
+function showRules(env) {
+  const game = Object.values(catalog).find((g) => g.env === env);
+  $("rules-text").textContent = game ? game.rules : "";
 }
 
 function tickTimer() {
@@ -327,7 +326,7 @@ function fillSetup() {
   const game = catalog[$("game-choice").value];
   $("variant").replaceChildren(...game.variants.map((v) => new Option(v, v, v === game.default, v === game.default)));
   fillAgents();
-  $("agent-role").textContent = $("game-choice").value === "rook" ? "Opponent" : "Partner";
+  $("agent-role").textContent = game.cooperative ? "Partner" : "Opponent";
   $("pace-field").hidden = !game.paces;
   if (game.paces) {
     $("pace").replaceChildren(...Object.entries(game.paces).map(([value, label]) => new Option(label, value)));
