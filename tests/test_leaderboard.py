@@ -56,6 +56,25 @@ def test_older_entries_are_listed_apart_not_ranked(two):
     assert "## Not yet played" not in leaderboard.page(two)
 
 
+def test_an_agent_played_again_in_some_games_is_ranked_there_and_its_older_result_kept_for_the_rest(two):
+    """``search`` under v2 in Rope Team and Rook, its v1 result (every game) kept beside it as ``search_v1``: the
+    ranked tables hold its v2 games, the older table its v1 rates but for the games played again, and the README
+    names the game still waiting."""
+    older = {**copy.deepcopy(two[0]), "protocol": "benchmark_v1", "_stem": "random_v1"}
+    newer = copy.deepcopy(two[0])
+    del newer["games"]["rook"]
+    page = leaderboard.page([older, newer, two[1]])
+    ranked_part, _, older_part = page.partition("## Not yet played under benchmark_v2")
+    assert "[`random`](results/benchmark/random.md)" in ranked_part.split("## Rook for Two")[0]
+    assert "[`random`]" not in ranked_part.split("## Rook for Two")[1]
+    row = next(line for line in older_part.splitlines() if line.startswith("| [`random`]"))
+    assert row.startswith("| [`random`](results/benchmark/random_v1.md) | benchmark_v1 |")
+    rook = older["games"]["rook"]["headline"]["cross"]["test"]["rate"]
+    assert row.endswith(f"| played again | {100 * rook:.1f}% |"), row
+    readme = leaderboard.readme_table([older, newer, two[1]]).replace("\n", " ")
+    assert "Not yet played again under benchmark_v2: `random` (Rook for Two)." in readme
+
+
 def test_a_result_states_its_compute(two):
     compute = two[1]["compute"]
     assert compute["wall_seconds"] > 0 and compute["workers"] == 1 and compute["backend"] == "local"

@@ -26,8 +26,18 @@ ORDER = ("rope_team", "summit_rush", "rook")
 
 
 def load(folder: str | Path = RESULTS) -> list[dict[str, Any]]:
-    """Every result in ``folder`` (``*.json`` written by ``cardzoo benchmark``), by file name."""
-    return [read(path) for path in sorted(Path(folder).glob("*.json"))]
+    """Every result in ``folder`` (``*.json`` written by ``cardzoo benchmark``), by file name; each knows its file's
+    stem (``_stem``): an agent's older result, kept beside its newer one, has a name of its own (``search_v1``)."""
+    return [{**read(path), "_stem": path.stem} for path in sorted(Path(folder).glob("*.json"))]
+
+
+def _link(result: Mapping[str, Any]) -> str:
+    return f"[`{result['agent']}`](results/benchmark/{result.get('_stem') or file_name(result['agent'])}.md)"
+
+
+def _replayed(result: Mapping[str, Any], ranked: Sequence[Mapping[str, Any]]) -> set[str]:
+    """The games of an older ``result`` its agent has been played again in under the ranked protocol."""
+    return {g for r in ranked if r["agent"] == result["agent"] for g in r["games"]}
 
 
 def _versions(results: Sequence[Mapping[str, Any]]) -> str:
@@ -95,7 +105,7 @@ def game_table(results: Sequence[Mapping[str, Any]], game: str) -> list[str]:
     for rank, r in enumerate(ranked, 1):
         g = r["games"][game]
         h = g["headline"]
-        row = [str(rank), f"[`{r['agent']}`](results/benchmark/{file_name(r['agent'])}.md)"]
+        row = [str(rank), _link(r)]
         if cooperative:
             row.append(pct(h["self"]["rate"]) if h["self"] else "–")
         row += [pct((h["cross"].get(part) or {}).get("rate")) for part in ("dev", "test")]
@@ -174,18 +184,20 @@ def findings(results: Sequence[Mapping[str, Any]], game: str) -> list[str]:
     return lines
 
 
-def older_table(older: Sequence[Mapping[str, Any]]) -> list[str]:
-    """The entries scored under an older protocol: not ranked, their test-pool rates shown as they were."""
+def older_table(older: Sequence[Mapping[str, Any]], ranked: Sequence[Mapping[str, Any]] = ()) -> list[str]:
+    """The entries scored under an older protocol: not ranked, their test-pool rates shown as they were, but for
+    the games their agent has been played again in (ranked above: "played again")."""
     from cardzoo.envs.registry import GAMES
 
     games = _games(older)
     lines = ["| agent | protocol | games per cell | " + " | ".join(f"{GAMES[g].title} test pool" for g in games) + " |",
              "|---|---|---:|" + "---:|" * len(games)]
     for r in sorted(older, key=lambda r: r["agent"]):
-        rates = [pct(((r["games"].get(g) or {}).get("headline") or {}).get("cross", {}).get("test", {}).get("rate"))
+        again = _replayed(r, ranked)
+        rates = ["played again" if g in again else
+                 pct(((r["games"].get(g) or {}).get("headline") or {}).get("cross", {}).get("test", {}).get("rate"))
                  if g in r["games"] else "–" for g in games]
-        lines.append(f"| [`{r['agent']}`](results/benchmark/{file_name(r['agent'])}.md) | {r['protocol']} | "
-                     f"{_budget(r)} | " + " | ".join(rates) + " |")
+        lines.append(f"| {_link(r)} | {r['protocol']} | {_budget(r)} | " + " | ".join(rates) + " |")
     return lines
 
 
@@ -218,7 +230,7 @@ def page(results: Sequence[Mapping[str, Any]]) -> str:
         lines += [f"## Not yet played under {_versions(results)}", "",
                   textwrap.fill("These entries were scored under an older protocol (other deals, other pools: "
                                 "their rates do not compare with the tables above) and are not ranked until they "
-                                "are played again.", 116), ""] + older_table(older) + [""]
+                                "are played again.", 116), ""] + older_table(older, results) + [""]
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -227,7 +239,13 @@ def readme_table(results: Sequence[Mapping[str, Any]]) -> str:
     from cardzoo.envs.registry import GAMES
 
     results, older = split(results)
-    pending = ", ".join(f"`{r['agent']}`" for r in sorted(older, key=lambda r: r["agent"]))
+    def waiting(r) -> str:
+        again = _replayed(r, results)
+        left = [GAMES[g].title for g in _games([r]) if g not in again]
+        return f"`{r['agent']}`" + (f" ({', '.join(left)})" if again else "")
+
+    pending = ", ".join(waiting(r) for r in sorted(older, key=lambda r: r["agent"]) if not set(r["games"]) <=
+                        _replayed(r, results))
     games = _games(results)
     counts = Counter(r["games_per_cell"] for r in results)
     usual = counts.most_common(1)[0][0] if counts else 0
@@ -237,7 +255,7 @@ def readme_table(results: Sequence[Mapping[str, Any]]) -> str:
                f"[protocol](docs/benchmark.md)): win rates on reserved deals, self-play and with the held-out test "
                "part of each game's partner pool (Rook: opponent pool), both seats, every setting; "
                f"{usual:,} games per cell" + (f" ({others}: slower, a custom budget)." if others else ".")
-               + (f" Not yet played again under {_versions(results)}: {pending}." if older else ""))
+               + (f" Not yet played again under {_versions(results)}: {pending}." if pending else ""))
     header, keys = ["agent"], []
     for game in games:
         if any(r["games"].get(game, {}).get("headline", {}).get("self") for r in results):
