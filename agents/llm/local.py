@@ -159,6 +159,7 @@ class LocalChat:
                                f"({context})")
         with self._running():
             reused, cache = self._reuse(ids)
+            self._prefix = None  # the cache is being extended: if this pass fails, the next starts afresh
             out = model(torch.tensor([ids[reused:]], device=self.device), **self._with_cache(model, cache),
                         **self._last_logits(model))
             cache = _cache_of(out)

@@ -16,7 +16,7 @@ One decision (``LanguageSeat.act``):
 With ``decide="likelihood"`` there is no reply to read: the backend scores every legal move's text (as the view
 writes it, the end of the model's turn after it) under the same prompt, and the seat plays the most likely, or at a
 temperature above 0 draws one from the scores' softmax at that temperature with its own generator. Every decision
-is legal and takes one call; the record keeps the five best scores. In a talking game the move is played with
+is legal and takes one call (``max_retries`` and ``budget`` do not apply); the record keeps the five best scores. In a talking game the move is played with
 nothing said. The backend must have ``score`` (a local model: ``hf:``).
 
 Replies are untrusted. What is recorded, sent back to the model or shown anywhere is ``bound_text``: control and
@@ -178,6 +178,8 @@ class LanguageSeat:
         texts = [self.view.written(m) for m in moves]
         asked = time.perf_counter()
         try:
+            if not moves:  # the view's bug: the default is played, and the record says why
+                raise BackendError("the view listed none of the legal moves")
             scores, tokens = self.backend.score(messages, texts)
         except BackendError as err:
             record["attempts"].append({"reply": None, "error": bound_text(err, REASON_CHARS), "prompt_tokens": None,
