@@ -142,10 +142,11 @@ class LocalChat:
         finally:
             torch.set_num_threads(threads)
 
-    def score(self, messages: list[dict[str, str]], candidates: list[str]) -> tuple[list[float], dict[str, int]]:
+    def score(self, messages: list[dict[str, str]], candidates: list[str], grad: bool = False):
         """The log-probability of each of ``candidates`` as the model's whole reply to ``messages``, and the tokens
         read: ``prompt_tokens`` (the prompt's), ``new_prompt_tokens`` (those not found in the cache) and
-        ``candidate_tokens``."""
+        ``candidate_tokens``. ``grad``: the scores as a torch tensor that gradients flow back from, through the
+        candidates' pass (the prompt's cache is a constant), for training (``cardzoo.training.llm_pg``)."""
         import torch
 
         model, tokenizer = self._load()
@@ -153,32 +154,42 @@ class LocalChat:
         context = getattr(model.config, "max_position_embeddings", None)
         end = [tokenizer.eos_token_id] if tokenizer.eos_token_id is not None else []
         rows = [tokenizer(c, add_special_tokens=False)["input_ids"] + end for c in candidates]
+        if not ids or min(map(len, rows)) == 0:
+            raise BackendError("an empty prompt or an empty candidate cannot be scored")
         longest = max(len(r) for r in rows)
         if context and len(ids) + longest > context:
             raise BackendError(f"the prompt ({len(ids)} tokens) and a candidate do not fit the model's context "
                                f"({context})")
         with self._running():
-            reused, cache = self._reuse(ids)
+            # The prompt but its last token, read once into the cache (no logits needed)...
+            head = ids[:-1]
+            reused, cache = self._reuse(head)
             self._prefix = None  # the cache is being extended: if this pass fails, the next starts afresh
-            out = model(torch.tensor([ids[reused:]], device=self.device), **self._with_cache(model, cache),
-                        **self._last_logits(model))
-            cache = _cache_of(out)
-            first = torch.log_softmax(out.logits[0, -1].float(), -1)
-            self._prefix = (list(ids), cache)
-            scores = [float(first[r[0]]) for r in rows]
-            if longest > 1:
+            if reused < len(head):
+                out = model(torch.tensor([head[reused:]], device=self.device), **self._with_cache(model, cache),
+                            **self._last_logits(model))
+                cache = _cache_of(out)
+            if head:
+                self._prefix = (list(head), cache)
+            # ...then one row per candidate: the prompt's last token and the candidate's, each position's logits
+            # scoring the next token (right-padded: a causal model's real tokens never see the padding after them).
+            pad = end[0] if end else 0
+            tokens = torch.tensor([[ids[-1], *r[:-1]] + [pad] * (longest - len(r)) for r in rows], device=self.device)
+            seen = torch.tensor([[1] * len(r) + [0] * (longest - len(r)) for r in rows], device=self.device)
+            mask = torch.cat([torch.ones(len(rows), len(head), dtype=seen.dtype, device=self.device), seen], 1)
+            batch = None
+            if cache is not None:
                 batch = copy.deepcopy(cache)
                 batch.batch_repeat_interleave(len(rows))
-                pad = end[0] if end else 0
-                tokens = torch.tensor([r[:-1] + [pad] * (longest - len(r)) for r in rows], device=self.device)
-                seen = torch.tensor([[1] * (len(r) - 1) + [0] * (longest - len(r)) for r in rows], device=self.device)
-                mask = torch.cat([torch.ones(len(rows), len(ids), dtype=seen.dtype, device=self.device), seen], 1)
+            with torch.enable_grad() if grad else contextlib.nullcontext():
                 logits = model(tokens, attention_mask=mask, **self._with_cache(model, batch)).logits
                 logp = torch.log_softmax(logits.float(), -1)
-                for k, r in enumerate(rows):
-                    scores[k] += float(sum(logp[k, j - 1, r[j]] for j in range(1, len(r))))
-        return scores, {"prompt_tokens": len(ids), "new_prompt_tokens": len(ids) - reused,
-                        "candidate_tokens": sum(len(r) for r in rows)}
+                target = torch.tensor([r + [pad] * (longest - len(r)) for r in rows], device=self.device)
+                picked = logp.gather(2, target[..., None])[..., 0] * seen
+                scores = picked.sum(1)
+        tokens_read = {"prompt_tokens": len(ids), "new_prompt_tokens": len(ids) - reused,
+                       "candidate_tokens": sum(len(r) for r in rows)}
+        return (scores if grad else scores.tolist()), tokens_read
 
     @staticmethod
     def _with_cache(model, cache) -> dict[str, Any]:
@@ -197,13 +208,13 @@ class LocalChat:
         return {"logits_to_keep": 1} if "logits_to_keep" in inspect.signature(model.forward).parameters else {}
 
     def _reuse(self, ids: list[int]) -> tuple[int, Any]:
-        """How many of ``ids``' first tokens the previous prompt's cache holds (at most all but the last, whose
-        logits are needed), and that cache cut to them (None: nothing to reuse)."""
+        """How many of ``ids``' first tokens the previous prompt's cache holds, and that cache cut to them (None:
+        nothing to reuse)."""
         if self._prefix is None:
             return 0, None
         before, cache = self._prefix
         same = 0
-        for a, b in zip(before, ids[:-1], strict=False):
+        for a, b in zip(before, ids, strict=False):
             if a != b:
                 break
             same += 1

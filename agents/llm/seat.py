@@ -16,8 +16,9 @@ One decision (``LanguageSeat.act``):
 With ``decide="likelihood"`` there is no reply to read: the backend scores every legal move's text (as the view
 writes it, the end of the model's turn after it) under the same prompt, and the seat plays the most likely, or at a
 temperature above 0 draws one from the scores' softmax at that temperature with its own generator. Every decision
-is legal and takes one call (``max_retries`` and ``budget`` do not apply); the record keeps the five best scores. In a talking game the move is played with
-nothing said. The backend must have ``score`` (a local model: ``hf:``).
+is legal and takes one call (``max_retries`` and ``budget`` do not apply); the record keeps the moves weighed and
+the five best scores. In a talking game the move is played with nothing said. The backend must have ``score`` (a
+local model: ``hf:``).
 
 Replies are untrusted. What is recorded, sent back to the model or shown anywhere is ``bound_text``: control and
 direction-changing characters written as visible ``\\uXXXX`` escapes, and at most ``REPLY_CHARS`` characters
@@ -201,6 +202,7 @@ class LanguageSeat:
                                        "candidate_tokens": tokens["candidate_tokens"],
                                        "seconds": round(time.perf_counter() - asked, 4)})
             record["scores"] = [[texts[i], round(float(values[i]), 4)] for i in best]
+            record["candidates"] = texts  # what was weighed (a trainer scores them again: training/llm_pg.py)
         record["action"], record["move"] = action, self.view.move_name(action)
         record["seconds"] = round(time.perf_counter() - start, 4)
         return action

@@ -1,0 +1,178 @@
+"""A language seat trained by reinforcement on the text env: REINFORCE over the likelihood mode's move distribution.
+
+    python -m cardzoo.training.llm_pg --model smollm2 --game rope_team --iterations 12 --games 8 \\
+        --out evaluation/results/llm_pg
+
+The policy is the likelihood mode's (``hf:...?decide=likelihood``, agents/llm/seat.py): the softmax, at
+``temperature``, of the model's log-probabilities of the legal moves' texts under the seat's prompt. Each iteration
+plays ``games`` self-play games on fresh training deals, every seat the one model, moves drawn from the policy;
+then each decision's loss is ``-(R - b) log pi(move)``, R the seat's return in that game and b the mean return of
+the iteration's games, averaged over the iteration's decisions, and one Adam step. Only the last ``train_layers``
+transformer blocks and the final norm learn; the rest is frozen, and the gradient flows through the candidates'
+pass with the prompt's cached keys and values held constant (agents/llm/local.py ``score(..., grad=True)``), so an
+update costs about what playing the decision did. After every iteration the greedy policy (temperature 0) plays
+``eval_games`` held-out deals, the same each time: the curve is their win rate, beside the training games'.
+
+CPU-sized on purpose: SmolLM2-135M reads a Rope Team prompt in about a second a decision on 2 cores, so an
+iteration of 8 games is minutes. Writes ``llm_pg.json`` (options, one row per iteration) and ``llm_pg.png``; with
+``--save DIR`` the trained model as a folder ``hf:DIR?decide=likelihood`` plays.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from dataclasses import asdict, dataclass, fields
+from pathlib import Path
+
+import numpy as np
+
+from cardzoo.agents.llm.local import LocalChat
+from cardzoo.agents.llm.seat import LanguageSeat
+from cardzoo.agents.loops import play_env_game
+from cardzoo.envs.common.record import make_env
+from cardzoo.envs.common.seeding import training_seed
+from cardzoo.envs.registry import spec
+
+EVAL_FIRST = 10**9  # the held-out deals: EVAL_FIRST + i, never drawn for training (training seeds are 63-bit draws)
+
+
+@dataclass
+class Options:
+    model: str = "smollm2"  # an hf: model: a shipped name, a .gguf file or a save_pretrained folder
+    game: str = "rope_team"
+    iterations: int = 12
+    games: int = 8  # training games per iteration
+    eval_games: int = 20  # held-out deals the greedy policy plays after each iteration
+    lr: float = 2e-5
+    temperature: float = 1.0  # the training policy's softmax temperature over the moves' log-probabilities
+    train_layers: int = 2  # the last transformer blocks that learn (with the final norm)
+    legal_moves: bool = True  # the prompt lists the legal moves
+    threads: int = 2
+    seed: int = 0
+    out: str = "runs/llm_pg"
+    save: str | None = None  # a folder for the trained model (save_pretrained, safetensors)
+
+
+def trainable(model, layers: int) -> list:
+    """Freeze ``model`` but its last ``layers`` blocks and final norm; the parameters left to learn."""
+    body = getattr(model, "model", None)
+    blocks = getattr(body, "layers", None)
+    if blocks is None or not hasattr(body, "norm"):
+        raise ValueError(f"{type(model).__name__}: expected a decoder with model.layers and model.norm (Llama-like)")
+    if not 1 <= layers <= len(blocks):
+        raise ValueError(f"train_layers must be 1..{len(blocks)}, got {layers}")
+    for p in model.parameters():
+        p.requires_grad_(False)
+    params = [p for block in blocks[-layers:] for p in block.parameters()] + list(body.norm.parameters())
+    for p in params:
+        p.requires_grad_(True)
+    return params
+
+
+def seats(options: Options, env, temperature: float, seed: int) -> list[LanguageSeat]:
+    def one(seat: int) -> LanguageSeat:
+        chat = LocalChat(options.model, temperature=temperature, threads=options.threads)
+        return LanguageSeat(chat, env, seed=seed + seat, seat=seat, legal_moves=options.legal_moves,
+                            decide="likelihood")
+    return [one(seat) for seat in range(len(env.possible_agents))]
+
+
+def play(options: Options, env, seeds, temperature: float, rng_seed: int) -> tuple[list[dict], list[list[dict]]]:
+    """Games ``seeds``: their records, and per game each seat's decisions with that seat's return."""
+    players = seats(options, env, temperature, rng_seed)
+    records, decisions = [], []
+    for seed in seeds:
+        for i, p in enumerate(players):
+            p.reset(seed=rng_seed * 1_000_003 + seed * 7 + i)
+        record = play_env_game(env, players, seed)
+        records.append(record)
+        decisions.append([{**d, "return": record["returns"][i]} for i, p in enumerate(players) for d in p.decisions
+                          if d["default"] is None])
+    return records, decisions
+
+
+def reinforce_step(chat: LocalChat, optimizer, decisions: list[dict], temperature: float) -> float:
+    """One Adam step on ``-(R - b) log pi(move)`` over ``decisions`` (each with its prompt, candidates, chosen move
+    and advantage ``R - b``); the mean loss."""
+    import torch
+
+    optimizer.zero_grad()
+    chat._prefix = None  # a cache made before the last step holds the old weights' keys and values
+    total = 0.0
+    for d in decisions:
+        scores, _ = chat.score(d["prompt"], d["candidates"], grad=True)
+        logpi = torch.log_softmax(scores / temperature, 0)[d["candidates"].index(d["attempts"][0]["reply"])]
+        loss = -d["advantage"] * logpi / len(decisions)
+        loss.backward()
+        total += float(loss.detach())
+    optimizer.step()
+    return total
+
+
+def win_rate(records: list[dict], game: str) -> float:
+    win = spec(game).win
+    if win is None:  # decided by "winner": seat 0's share of the games
+        return float(np.mean([r.get("winner") == 0 for r in records]))
+    return float(np.mean([r.get("outcome") == win for r in records]))
+
+
+def train(options: Options) -> dict:
+    import torch
+
+    torch.manual_seed(options.seed)
+    env = make_env(spec(options.game).env_id, illegal_action="raise")
+    chat = LocalChat(options.model, threads=options.threads)
+    model, _ = chat._load()
+    params = trainable(model, options.train_layers)
+    optimizer = torch.optim.Adam(params, lr=options.lr)
+    rng = np.random.default_rng(options.seed)
+    held_out = [EVAL_FIRST + i for i in range(options.eval_games)]
+    out = Path(options.out)
+    out.mkdir(parents=True, exist_ok=True)
+    rows = []
+
+    def evaluate(iteration: int, train_rate: float | None, loss: float | None, seconds: float) -> None:
+        records, _ = play(options, env, held_out, 0.0, options.seed)
+        rows.append({"iteration": iteration, "eval_win_rate": win_rate(records, options.game),
+                     "train_win_rate": train_rate, "loss": loss, "seconds": round(seconds, 1)})
+        print(json.dumps(rows[-1]), flush=True)
+
+    start = time.perf_counter()
+    evaluate(0, None, None, 0.0)
+    for iteration in range(1, options.iterations + 1):
+        seeds = [training_seed(rng) for _ in range(options.games)]
+        records, per_game = play(options, env, seeds, options.temperature, options.seed + iteration)
+        flat = [d for game in per_game for d in game]
+        baseline = float(np.mean([d["return"] for d in flat])) if flat else 0.0
+        for d in flat:
+            d["advantage"] = d["return"] - baseline
+        loss = reinforce_step(chat, optimizer, flat, options.temperature) if flat else 0.0
+        evaluate(iteration, win_rate(records, options.game), loss, time.perf_counter() - start)
+    result = {"options": asdict(options), "rows": rows}
+    (out / "llm_pg.json").write_text(json.dumps(result, indent=1))
+    from cardzoo.envs.common.charts import line_chart
+
+    line_chart(f"REINFORCE on the likelihood mode: {options.model}, {spec(options.game).title}",
+               {"held-out deals, greedy": [(r["iteration"], r["eval_win_rate"]) for r in rows],
+                "training games, sampled": [(r["iteration"], r["train_win_rate"]) for r in rows
+                                            if r["train_win_rate"] is not None]},
+               out / "llm_pg.png", x_label="iteration")
+    if options.save:
+        model.save_pretrained(options.save, safe_serialization=True)
+        chat._load()[1].save_pretrained(options.save)
+    return result
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    for f in fields(Options):
+        kind = {"bool": lambda s: s.lower() in ("1", "true", "yes"), "str | None": str}.get(str(f.type),
+                                                                                        type(f.default))
+        parser.add_argument(f"--{f.name.replace('_', '-')}", type=kind, default=f.default)
+    train(Options(**vars(parser.parse_args(argv))))
+
+
+if __name__ == "__main__":
+    main()
