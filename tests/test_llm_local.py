@@ -133,3 +133,27 @@ def test_a_pickled_checkpoint_is_refused_before_anything_is_loaded(tmp_path, tin
     with pytest.raises(OptionError, match="no safetensors weights"):  # and a folder with no weights at all
         make_agent(f"hf:{folder}", "rope_team", seed=0)
     assert make_agent(f"hf:{tiny}", "rope_team", seed=0).backend.path == tiny
+
+
+def test_a_reply_reuses_the_previous_prompts_cache_and_is_the_reply_read_afresh(tiny):
+    from cardzoo.agents.llm.local import LocalChat
+    from cardzoo.agents.llm.seat import ANSWER, bound_text
+
+    env = make_env("rope_team_v0", illegal_action="raise")
+    agents = [make_agent(f"hf:{tiny}?max_tokens=6&max_retries=1&threads=1", env, seed=s, seat=s) for s in (0, 1)]
+    play_env_game(env, agents, seed=5)
+    attempts = [(d, a) for d in agents[0].decisions for a in d["attempts"]]
+    assert len(attempts) > 5
+    later = [a for _, a in attempts[1:]]
+    assert attempts[0][1]["new_prompt_tokens"] == attempts[0][1]["prompt_tokens"]  # nothing to reuse yet
+    assert all(a["new_prompt_tokens"] < a["prompt_tokens"] for a in later)  # the rules came from the cache
+    fresh = LocalChat(tiny, max_tokens=6, threads=1)
+    for decision, attempt in attempts:
+        messages = list(decision["prompt"])
+        for earlier in decision["attempts"]:
+            if earlier is attempt:
+                break
+            messages += [{"role": "assistant", "content": earlier["reply"]},
+                         {"role": "user", "content": f"That is not a legal move: {earlier['error']}. {ANSWER}"}]
+        fresh._prefix = None  # read the whole prompt: the reply must not depend on what was cached
+        assert bound_text(fresh.complete(messages, None).text) == attempt["reply"]

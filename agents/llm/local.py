@@ -13,6 +13,9 @@ The model is loaded on the first move, so making the agent (``describe``, ``fing
 per process and device: every seat of it shares the weights.
 ``threads`` sets torch's threads while the model generates (then puts them back): on a busy machine one thread can
 be many times faster than several fighting for the cores.
+A reply reads only what its prompt does not share with this seat's previous prompt: the key-value cache of that
+start (the rules, the table's first lines) is kept from one call to the next, and the attempt records the tokens read
+afresh (``new_prompt_tokens``).
 
 ``score`` is the likelihood mode's question (``LanguageSeat`` with ``decide="likelihood"``): the log-probability of
 each candidate answer, followed by the end of the model's turn, after the prompt. One forward pass reads the
@@ -119,12 +122,24 @@ class LocalChat:
         limits = [t for t in (self.timeout, timeout) if t is not None]
         pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id
         with self._running():
+            # The start this prompt shares with the previous one (the rules) comes from that one's cache; generate
+            # reads the rest. At least the last prompt token is read, which the first new token's logits need.
+            reused, cache = self._reuse(ids[0, :-1].tolist())
+            self._prefix = None  # generate extends the cache: if it fails, the next call starts afresh
             out = model.generate(ids.to(self.device), attention_mask=torch.ones_like(ids).to(self.device),
                                  max_new_tokens=self.max_tokens, do_sample=sample,
                                  **({"temperature": self.temperature} if sample else {}),
-                                 max_time=min(limits) if limits else None, pad_token_id=pad)
+                                 max_time=min(limits) if limits else None, pad_token_id=pad,
+                                 **({} if cache is None else self._with_cache(model, cache)),
+                                 **({} if cache is not None else {"return_dict_in_generate": True}))
+            if cache is None:
+                out, cache = out.sequences, _cache_of(out)
+            if cache is not None and getattr(cache, "is_croppable", True):
+                # the cache holds every token but the last generated one (never fed back)
+                self._prefix = (out[0, :cache.get_seq_length()].tolist(), cache)
         new = out[0, ids.shape[1]:]
-        return Reply(tokenizer.decode(new, skip_special_tokens=True), int(ids.shape[1]), int(new.shape[0]), note)
+        return Reply(tokenizer.decode(new, skip_special_tokens=True), int(ids.shape[1]), int(new.shape[0]), note,
+                     new_prompt_tokens=int(ids.shape[1]) - reused)
 
     @contextlib.contextmanager
     def _running(self):

@@ -68,6 +68,7 @@ class Reply:
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
     note: str | None = None  # what the backend changed (a prompt cut to the model's context), recorded
+    new_prompt_tokens: int | None = None  # the prompt's tokens read afresh (a local model reuses a shared start)
 
 
 class ChatBackend(Protocol):
@@ -155,7 +156,7 @@ class LanguageSeat:
                 reason = f"no reply: {bound_text(err, REASON_CHARS)}"
                 break
             attempt = {"reply": bound_text(reply.text), "error": None, "prompt_tokens": reply.prompt_tokens,
-                       "completion_tokens": reply.completion_tokens,
+                       "completion_tokens": reply.completion_tokens, "new_prompt_tokens": reply.new_prompt_tokens,
                        "seconds": round(time.perf_counter() - asked, 4)}
             if reply.note:
                 attempt["note"] = bound_text(reply.note, REASON_CHARS)
