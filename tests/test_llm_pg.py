@@ -58,3 +58,23 @@ def test_a_short_run_writes_its_curve(tiny, tmp_path):
     assert all(0.0 <= r["eval_win_rate"] <= 1.0 for r in rows) and np.isfinite(rows[1]["loss"])
     assert (tmp_path / "run" / "llm_pg.png").is_file()
     assert any((tmp_path / "trained").glob("*.safetensors"))  # hf:DIR plays the trained model
+
+
+def test_a_game_decided_by_its_winner_counts_the_first_seats_wins():
+    records = [{"winner": "player_0"}, {"winner": "player_1"}, {"winner": "player_0"}, {"winner": None}]
+    assert llm_pg.win_rate(records, "rook") == 0.5
+    assert llm_pg.win_rate([{"outcome": "win"}, {"outcome": "fall"}], "rope_team") == 0.5
+
+
+def test_with_a_partner_only_the_models_seat_plays_and_learns(tiny, tmp_path):
+    options = llm_pg.Options(model=str(tiny), game="rook", iterations=1, games=1, eval_games=1, threads=1,
+                             partner="heuristic", out=str(tmp_path / "run"))
+    env = llm_pg.make_env("rook_v0", illegal_action="raise", **llm_pg.table_setting("rook"))
+    assert llm_pg.table_setting("rook") == {"rounds": 1}  # the default table: one round, as the LLM table plays
+    players = llm_pg.seats(options, env, 1.0, 0)
+    assert isinstance(players[0], llm_pg.LanguageSeat) and not isinstance(players[1], llm_pg.LanguageSeat)
+    records, decisions = llm_pg.play(options, env, [3], 1.0, 0)
+    assert records[0]["outcome"] == "rounds_done" and decisions[0] and {d["seat"] for d in decisions[0]} == {0}
+    assert all(d["return"] == records[0]["returns"][0] for d in decisions[0])
+    rows = llm_pg.train(options)["rows"]
+    assert [r["iteration"] for r in rows] == [0, 1] and np.isfinite(rows[1]["loss"])

