@@ -78,3 +78,28 @@ def test_with_a_partner_only_the_models_seat_plays_and_learns(tiny, tmp_path):
     assert all(d["return"] == records[0]["returns"][0] for d in decisions[0])
     rows = llm_pg.train(options)["rows"]
     assert [r["iteration"] for r in rows] == [0, 1] and np.isfinite(rows[1]["loss"])
+
+
+def test_a_stopped_run_goes_on_from_its_checkpoint_to_the_numbers_of_one_never_stopped(tiny, tmp_path):
+    from cardzoo.agents.llm import local
+
+    def run(out, iterations, **extra):
+        local._LOADED.clear()  # each run starts from the file's weights, as a new process would
+        options = llm_pg.Options(model=str(tiny), game="rope_team", iterations=iterations, games=2, eval_games=2,
+                                 threads=1, lr=1e-2, partner="simple", out=str(out), **extra)
+        rows = llm_pg.train(options)["rows"]
+        model, _ = local._LOADED[next(iter(local._LOADED))]
+        return rows, {n: p.detach().clone() for n, p in model.named_parameters() if p.requires_grad}
+
+    straight, weights = run(tmp_path / "straight", 2)
+    run(tmp_path / "stopped", 1)
+    again, resumed_weights = run(tmp_path / "stopped", 2)
+    strip = [{k: v for k, v in r.items() if k != "seconds"} for r in straight]
+    assert [{k: v for k, v in r.items() if k != "seconds"} for r in again] == strip
+    assert all(torch.equal(weights[n], resumed_weights[n]) for n in weights)
+    assert straight[1]["loss"] != 0 and not torch.equal(weights[next(iter(weights))],
+                                                         run(tmp_path / "fresh", 0)[1][next(iter(weights))])
+    with pytest.raises(ValueError, match="other options.*lr=0.01"):
+        local._LOADED.clear()
+        llm_pg.train(llm_pg.Options(model=str(tiny), game="rope_team", iterations=3, games=2, eval_games=2,
+                                    threads=1, lr=1e-3, partner="simple", out=str(tmp_path / "stopped")))

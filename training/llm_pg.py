@@ -18,13 +18,17 @@ update costs about what playing the decision did. After every iteration the gree
 
 CPU-sized on purpose: SmolLM2-135M reads a Rope Team prompt in about a second a decision on 2 cores, so an
 iteration of 8 games is minutes. Writes ``llm_pg.json`` (options, one row per iteration) and ``llm_pg.png``; with
-``--save DIR`` the trained model as a folder ``hf:DIR?decide=likelihood`` plays.
+``--save DIR`` the trained model as a folder ``hf:DIR?decide=likelihood`` plays. After every iteration the run is
+checkpointed in ``out`` (``checkpoint.safetensors``: the learning blocks and Adam's moments; ``checkpoint.json``:
+the rows, the deal generator's state): the same command goes on where a stopped run was, to the same numbers as a
+run never stopped, and a larger ``--iterations`` extends a finished one.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import time
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
@@ -57,6 +61,7 @@ class Options:
     seed: int = 0
     out: str = "runs/llm_pg"
     save: str | None = None  # a folder for the trained model (save_pretrained, safetensors)
+    resume: bool = True  # go on from the checkpoint in ``out`` of a run with the same options (but iterations)
 
 
 def trainable(model, layers: int) -> list:
@@ -135,6 +140,58 @@ def win_rate(records: list[dict], game: str, first: str = "player_0") -> float:
     return float(np.mean([r.get("outcome") == win for r in records]))
 
 
+RUN_OPTIONS = ("iterations", "out", "save", "resume", "threads")  # may differ between a run and its continuation
+
+
+def save_checkpoint(out: Path, model, optimizer, rng, rows: list[dict], options: Options, seconds: float) -> None:
+    """The run so far, written to temporary names and moved in, the JSON (which marks it whole) last."""
+    import torch
+    from safetensors.torch import save_file
+
+    tensors = {f"param.{n}": p.detach().contiguous() for n, p in model.named_parameters() if p.requires_grad}
+    for i, p in enumerate(optimizer.param_groups[0]["params"]):
+        for key, value in optimizer.state.get(p, {}).items():
+            tensors[f"adam.{i}.{key}"] = torch.as_tensor(value).contiguous()
+    iteration = str(rows[-1]["iteration"])
+    save_file(tensors, out / "checkpoint.safetensors.part", metadata={"iteration": iteration})
+    (out / "checkpoint.json.part").write_text(json.dumps({"options": asdict(options), "rows": rows,
+                                                         "rng": rng.bit_generator.state, "seconds": seconds}))
+    os.replace(out / "checkpoint.safetensors.part", out / "checkpoint.safetensors")
+    os.replace(out / "checkpoint.json.part", out / "checkpoint.json")
+
+
+def load_checkpoint(out: Path, model, optimizer, rng, options: Options) -> tuple[list[dict], float] | None:
+    """The rows and seconds of the run checkpointed in ``out``, its weights, moments and generator restored; None
+    when there is none. A checkpoint of other options is an error (a new ``out``, or ``--resume false``)."""
+    from safetensors import safe_open
+
+    path = out / "checkpoint.json"
+    if not path.exists():
+        return None
+    state = json.loads(path.read_text())
+    theirs, ours = state["options"], asdict(options)
+    differ = sorted(k for k in ours if k not in RUN_OPTIONS and theirs.get(k) != ours[k])
+    if differ:
+        raise ValueError(f"{out} holds a run with other options ({', '.join(f'{k}={theirs.get(k)!r}' for k in differ)})"
+                         f": give another --out, or --resume false to start it again")
+    with safe_open(str(out / "checkpoint.safetensors"), "pt") as f:
+        if f.metadata().get("iteration") != str(state["rows"][-1]["iteration"]):
+            raise ValueError(f"{out}: checkpoint.safetensors and checkpoint.json are of different iterations")
+        params = dict(model.named_parameters())
+        for name in f.keys():
+            kind, rest = name.split(".", 1)
+            if kind == "param":
+                params[rest].data.copy_(f.get_tensor(name))
+        group = optimizer.param_groups[0]["params"]
+        for name in f.keys():
+            kind, rest = name.split(".", 1)
+            if kind == "adam":
+                index, key = rest.split(".", 1)
+                optimizer.state[group[int(index)]][key] = f.get_tensor(name)
+    rng.bit_generator.state = state["rng"]
+    return state["rows"], state["seconds"]
+
+
 def train(options: Options) -> dict:
     import torch
 
@@ -149,7 +206,8 @@ def train(options: Options) -> dict:
     held_out = [EVAL_FIRST + i for i in range(options.eval_games)]
     out = Path(options.out)
     out.mkdir(parents=True, exist_ok=True)
-    rows = []
+    rows: list[dict] = []
+    resumed = load_checkpoint(out, model, optimizer, rng, options) if options.resume else None
 
     def evaluate(iteration: int, train_rate: float | None, loss: float | None, seconds: float) -> None:
         records, _ = play(options, env, held_out, 0.0, options.seed)
@@ -157,9 +215,15 @@ def train(options: Options) -> dict:
                      "train_win_rate": train_rate, "loss": loss, "seconds": round(seconds, 1)})
         print(json.dumps(rows[-1]), flush=True)
 
-    start = time.perf_counter()
-    evaluate(0, None, None, 0.0)
-    for iteration in range(1, options.iterations + 1):
+    if resumed:
+        rows, before = resumed
+        print(f"going on from iteration {rows[-1]['iteration']} in {out}", flush=True)
+    else:
+        before = 0.0
+        evaluate(0, None, None, 0.0)
+        save_checkpoint(out, model, optimizer, rng, rows, options, 0.0)
+    start = time.perf_counter() - before
+    for iteration in range(rows[-1]["iteration"] + 1, options.iterations + 1):
         seeds = [training_seed(rng) for _ in range(options.games)]
         records, per_game = play(options, env, seeds, options.temperature, options.seed + iteration)
         flat = [d for game in per_game for d in game]
@@ -168,6 +232,7 @@ def train(options: Options) -> dict:
             d["advantage"] = d["return"] - baseline
         loss = reinforce_step(chat, optimizer, flat, options.temperature) if flat else 0.0
         evaluate(iteration, win_rate(records, options.game, first), loss, time.perf_counter() - start)
+        save_checkpoint(out, model, optimizer, rng, rows, options, time.perf_counter() - start)
     result = {"options": asdict(options), "rows": rows}
     (out / "llm_pg.json").write_text(json.dumps(result, indent=1))
     from cardzoo.envs.common.charts import line_chart
