@@ -89,10 +89,10 @@ def cell(out: Path, way: str, game: str, games: int, threads: int, model: str = 
 
 
 def collect(out: Path) -> list[dict[str, Any]]:
-    """Every cell written under ``out``, in the order of ``WAYS`` and the registry's games."""
+    """Every cell written under ``out``: by the registry's games, each in the order of ``WAYS``."""
     rows = []
-    for way in WAYS:
-        for game in GAMES:
+    for game in GAMES:
+        for way in WAYS:
             path = out / way / game / "llm_table.json"
             if path.exists():
                 [row] = json.loads(path.read_text())["rows"]
