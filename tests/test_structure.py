@@ -176,7 +176,7 @@ def test_the_old_module_names_are_the_commands_people_wrote():
     texts = [ROOT / "README.md", ROOT / "CHANGELOG.md", *(ROOT / "docs").rglob("*.md"),
              *(ROOT / "evaluation" / "results").rglob("*.json"), *(ROOT / "evaluation" / "results").rglob("*.md")]
     for path in texts:
-        quoted |= set(re.findall(r"-m cardzoo\.evaluation\.([a-z_.]*[a-z_])", path.read_text()))
+        quoted |= set(re.findall(r"-m cardzoo\.evaluation\.([a-z0-9_.]*[a-z0-9_])", path.read_text()))
     modules = set(module_files())
     missing = sorted(q for q in quoted if f"cardzoo.evaluation.{q}" not in modules)
     assert len(quoted) > 10 and missing == [], f"commands quoted but no module: {missing}"
