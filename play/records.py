@@ -37,7 +37,7 @@ from typing import Any
 
 from cardzoo.envs.common.errors import CardzooError, RecordError
 from cardzoo.envs.common.record import MAX_DEPTH, load_record, replay, too_deep
-from cardzoo.evaluation.stats import Rate, wilson
+from cardzoo.envs.common.stats import Rate, wilson
 from cardzoo.play.views import result
 
 GAMES_FILE = "games.jsonl"

@@ -8,8 +8,8 @@ from fractions import Fraction
 
 import pytest
 
+from cardzoo.envs.common import stats
 from cardzoo.envs.common.charts import Bar, Level, bar_chart, bar_figure, scaling_chart, scaling_figure
-from cardzoo.evaluation import stats
 from cardzoo.evaluation.cli import main
 from cardzoo.evaluation.matches.runner import Matchup, run
 
@@ -234,7 +234,7 @@ def test_axis_labels_stay_short_and_the_curve_chart_uses_them(tmp_path):
 def test_wilson_interval_holds_the_rate_at_every_count_and_every_chart_draws_it(tmp_path):
     """At 0 or all wins, rounding used to leave the bound a hair inside the rate: matplotlib then refused the
     negative error bar and a whole report (Rook's heuristic wins every game against random) crashed."""
-    from cardzoo.evaluation.stats import wilson
+    from cardzoo.envs.common.stats import wilson
 
     for games in (40, 250, 2000, 4000, 10_000):
         for wins in range(games + 1):

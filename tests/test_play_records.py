@@ -20,8 +20,8 @@ from hypothesis import strategies as st
 
 from cardzoo.envs.common.errors import IllegalActionWarning, RecordError
 from cardzoo.envs.common.record import replay
+from cardzoo.envs.common.stats import wilson
 from cardzoo.evaluation.cli import main
-from cardzoo.evaluation.stats import wilson
 from cardzoo.play import records
 from cardzoo.play.table import Table
 

@@ -509,8 +509,9 @@ def payoff(policy: Path, games: int, out: Path, workers: int, cache: str | None 
     """A trained Rope Team policy on the report's deals (game ``i`` is ``reset(seed=i)``, ``games`` per level)
     beside the simple strategy and the shipped policies: win rates with Wilson intervals, and paired differences
     on the same deals."""
+    from cardzoo.envs.common.stats import paired, wilson
+
     from ..matches.runner import Matchup, run
-    from ..stats import paired, wilson
 
     result = {"policy": str(policy), "games_per_level": games, "deals": "reset(seed=i), i = 0 .. games - 1",
               "levels": {}}

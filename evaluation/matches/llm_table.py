@@ -27,8 +27,8 @@ from cardzoo.agents.loops import play_env_game
 from cardzoo.agents.registry import make_agent
 from cardzoo.agents.seeding import agent_seed
 from cardzoo.envs.common.record import make_env
+from cardzoo.envs.common.stats import format_p, paired, wilson
 from cardzoo.envs.registry import GAMES, spec
-from cardzoo.evaluation.stats import format_p, paired, wilson
 
 from .runner import GAME_LOOPS, Matchup, run
 

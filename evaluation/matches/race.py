@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..stats import Mean, mean_interval
+from cardzoo.envs.common.stats import Mean, mean_interval
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from cardzoo.envs.common.errors import RecordError
-from cardzoo.evaluation.stats import format_p
+from cardzoo.envs.common.stats import format_p
 
 from .protocol import READABLE
 

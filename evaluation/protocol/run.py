@@ -34,9 +34,9 @@ from cardzoo.agents.pools import PARTS
 from cardzoo.agents.registry import agent_fingerprint, fingerprint, is_outside, make_agent
 from cardzoo.envs.common.errors import OptionError
 from cardzoo.envs.common.seeding import fresh_key
+from cardzoo.envs.common.stats import Z95, paired, wilson
 from cardzoo.envs.registry import GAMES
 from cardzoo.evaluation.matches.runner import Matchup, run
-from cardzoo.evaluation.stats import Z95, paired, wilson
 
 from . import protocol
 from .protocol import Cell, Setting

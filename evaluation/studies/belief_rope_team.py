@@ -56,12 +56,12 @@ from cardzoo.agents.rope_team_search import RopeTeamSearch
 from cardzoo.agents.seeding import agent_seed
 from cardzoo.envs.common import charts
 from cardzoo.envs.common.cards import mask_to_bits
+from cardzoo.envs.common.stats import paired, wilson
 from cardzoo.envs.registry import GAMES
 from cardzoo.envs.rope_team import rules
 from cardzoo.envs.rope_team.env import make_config
 from cardzoo.envs.rope_team.observer import LAYOUT, decode, observe_bits
 
-from ..stats import paired, wilson
 from .search_rope_team import play
 
 LEVELS = GAMES["rope_team"].levels

@@ -30,9 +30,8 @@ from pathlib import Path
 
 from cardzoo.agents.loops import deal
 from cardzoo.agents.oracles.rope_team import DEFAULT_BUDGET, solve
+from cardzoo.envs.common.stats import wilson
 from cardzoo.envs.rope_team import rules
-
-from ..stats import wilson
 
 VERDICT_CHARS = {True: "W", False: "L", None: "?"}
 

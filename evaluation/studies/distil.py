@@ -6,7 +6,7 @@ a policy file), agent seeds as the runner's. :mod:`cardzoo.agents.loops` plays t
 on the rules module with the observation the env would give (its bits, as the vector for agents without
 ``act_bits``); Summit Rush through its silent Parallel env, every seat acting each tick. Every team meets
 the same deals, so each comparison is paired: the difference of win rates with its 95 % interval and McNemar's
-exact p-value (:func:`.stats.paired`); each rate has its Wilson interval.
+exact p-value (:func:`cardzoo.envs.common.stats.paired`); each rate has its Wilson interval.
 
     nice python -m cardzoo.evaluation.studies.distil --agents simple learned runs/distil/policy.npz \\
         --games 2000 --workers 2 --out evaluation/results/training/rope_team_distilled/report_deals.json
@@ -32,9 +32,8 @@ from pathlib import Path
 import numpy as np
 
 from cardzoo.agents.loops import ENVS, cached_results
+from cardzoo.envs.common.stats import paired, wilson
 from cardzoo.envs.registry import GAMES
-
-from ..stats import paired, wilson
 
 LEVELS = GAMES["rope_team"].levels
 # the levels with shipped distilled policies, per game the study plays

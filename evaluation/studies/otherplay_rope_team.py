@@ -3,7 +3,7 @@
 Made for the other-play policy (``cardzoo.training.otherplay``, issue 28): does it win as often with itself as
 ``rope_team_v2`` does, and more often with partners it never trained with? Deal ``i`` of a level is the report's
 game ``i`` (``reset(seed=i)``, the agents seeded as the runner seeds them), so every team meets the same deals and
-the candidate and the reference are compared deal by deal (paired, McNemar: :func:`cardzoo.evaluation.stats.paired`).
+the candidate and the reference are compared deal by deal (paired, McNemar: :func:`cardzoo.envs.common.stats.paired`).
 
 Teams per level: each policy with itself (``--games`` deals), and each policy with every ``--partners`` agent in
 both seatings (``--partner-games`` deals per seating). The gap is self-play minus cross-play. Time per decision is
@@ -31,11 +31,11 @@ from pathlib import Path
 
 from cardzoo.agents.learned import shipped_policy
 from cardzoo.agents.registry import make_agent
+from cardzoo.envs.common.stats import paired, wilson
 from cardzoo.envs.registry import GAMES
 from cardzoo.envs.rope_team_v0 import env as rope_team_env
 
 from ..matches.runner import Matchup, run
-from ..stats import paired, wilson
 
 LEVELS = GAMES["rope_team"].levels
 

@@ -67,11 +67,11 @@ from cardzoo.agents.summit_rush_rollouts import blueprint_moves, rollout_values
 from cardzoo.agents.summit_rush_search import Public, SummitRushSearch, candidates
 from cardzoo.envs import summit_rush_v0
 from cardzoo.envs.common.progress import Progress
+from cardzoo.envs.common.stats import paired, wilson
 from cardzoo.envs.registry import GAMES
 
 from ..report.model import RESULTS
 from ..report.targets import BEST
-from ..stats import paired, wilson
 
 TEAMS = ("search_learned", "learned", "simple")
 TARGETS = BEST["summit_rush"]  # issue 28's targets for the best agent

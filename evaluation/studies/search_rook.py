@@ -31,9 +31,9 @@ from cardzoo.agents.loops import play_env_game
 from cardzoo.agents.registry import make_agent
 from cardzoo.agents.seeding import agent_seed
 from cardzoo.envs.common.record import make_env
+from cardzoo.envs.common.stats import wilson
 
 from ..report.model import RESULTS
-from ..stats import wilson
 
 SEATS = ("player_0", "player_1")
 

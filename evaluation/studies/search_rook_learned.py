@@ -51,9 +51,9 @@ from cardzoo.agents.registry import make_agent  # noqa: E402
 from cardzoo.agents.seeding import agent_seed  # noqa: E402
 from cardzoo.envs.common.errors import OptionError  # noqa: E402
 from cardzoo.envs.common.record import make_env  # noqa: E402
+from cardzoo.envs.common.stats import paired, wilson  # noqa: E402
 
 from ..report.model import RESULTS  # noqa: E402
-from ..stats import paired, wilson  # noqa: E402
 
 NAME = "rook_learned_search"
 MATCHES = ("search_learned vs heuristic", "learned vs heuristic", "search vs heuristic",

@@ -54,12 +54,12 @@ from cardzoo.agents.registry import fingerprint, make_agent
 from cardzoo.agents.rope_team_search import RopeTeamSearch
 from cardzoo.agents.seeding import agent_seed
 from cardzoo.envs.common.cards import mask_to_bits
+from cardzoo.envs.common.stats import paired, wilson
 from cardzoo.envs.registry import GAMES
 from cardzoo.envs.rope_team import rules
 from cardzoo.envs.rope_team.observer import LAYOUT, observe_bits
 
 from ..report.model import load_result
-from ..stats import paired, wilson
 
 LEVELS = GAMES["rope_team"].levels
 

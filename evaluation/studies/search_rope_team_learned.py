@@ -60,10 +60,10 @@ import numpy as np
 from cardzoo.agents.blas import one_blas_thread
 from cardzoo.agents.registry import fingerprint, rope_team_policy
 from cardzoo.agents.rope_team_search import LEARNED_BUDGET, RopeTeamSearch
+from cardzoo.envs.common.stats import paired, wilson
 from cardzoo.envs.registry import GAMES
 
 from ..report.model import RESULTS, load_result
-from ..stats import paired, wilson
 from .search_rope_team import _Told, play, team
 
 LEVELS = GAMES["rope_team"].levels

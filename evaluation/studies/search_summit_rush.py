@@ -58,9 +58,8 @@ from cardzoo.agents.summit_rush_rollouts import rollout_values
 from cardzoo.agents.summit_rush_search import Public, SummitRushSearch, candidates
 from cardzoo.envs import summit_rush_v0
 from cardzoo.envs.common.progress import Progress
+from cardzoo.envs.common.stats import paired, wilson
 from cardzoo.seeds import figures
-
-from ..stats import paired, wilson
 
 TEAMS = (("search", "search"), ("simple", "simple"), ("search", "simple"), ("simple", "search"))
 UNTIMED: dict[str, dict] = figures("summit_rush")["options"]  # the document's untimed variants: their env options

@@ -19,8 +19,8 @@ from __future__ import annotations
 from collections import Counter
 
 from cardzoo.envs.common.charts import Bar, bar_chart
+from cardzoo.envs.common.stats import paired, wilson
 
-from ...stats import paired, wilson
 from .. import search as search_report
 from ..model import Row, Section, Settings, play, section
 

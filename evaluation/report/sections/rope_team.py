@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections import Counter
 
 from cardzoo.envs.common.charts import Bar, bar_chart
+from cardzoo.envs.common.stats import difference, paired, wilson
 from cardzoo.envs.registry import GAMES
 from cardzoo.seeds import figures
 
-from ...stats import difference, paired, wilson
 from .. import search as search_report
 from ..model import Row, Section, Settings, load_result, play, section, wins
 

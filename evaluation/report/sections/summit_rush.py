@@ -16,10 +16,10 @@ import statistics
 from collections import Counter
 
 from cardzoo.envs.common.charts import Bar, bar_chart
+from cardzoo.envs.common.stats import Z95, paired, wilson
 from cardzoo.envs.registry import GAMES
 from cardzoo.seeds import figures
 
-from ...stats import Z95, paired, wilson
 from .. import search as search_report
 from ..model import Row, Section, Settings, load_result, play, section, wins
 from .summit_rush_talk import talk_lines

@@ -24,11 +24,11 @@ from collections import Counter
 from pathlib import Path
 
 from cardzoo.envs.common.charts import Bar, bar_chart
+from cardzoo.envs.common.stats import paired, wilson
 from cardzoo.envs.summit_rush import rules
 
 from ...matches.race import race
 from ...matches.ticks import WHAT
-from ...stats import paired, wilson
 from ..model import QUICK_GAMES, RESULTS, Row, Section, Settings, play, wins
 from ..writer import write
 
