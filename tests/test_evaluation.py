@@ -22,6 +22,13 @@ def test_wilson_known_values():
     assert stats.wilson(81, 100).low < 0.81 < stats.wilson(81, 100).high
 
 
+def test_the_old_name_of_the_statistics_still_imports():
+    from cardzoo.evaluation import stats as old
+    from cardzoo.evaluation.stats import Z95, paired, wilson
+
+    assert (wilson, paired, Z95) == (stats.wilson, stats.paired, stats.Z95) and old.mean_interval is stats.mean_interval
+
+
 def test_mcnemar_and_paired():
     assert stats.mcnemar_exact(0, 5) == pytest.approx(0.0625)
     assert stats.mcnemar_exact(3, 3) == 1.0
