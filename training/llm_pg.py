@@ -198,10 +198,10 @@ def curve_table(result: dict) -> str:
     """The curve as a table, each held-out win rate with its Wilson 95 % interval (the deals are few)."""
     o = result["options"]
     n = o["eval_games"]
-    command = (f"python -m cardzoo.training.llm_pg --model {o['model']} --game {o['game']}"
-               f" --iterations {o['iterations']} --games {o['games']} --eval-games {n} --lr {o['lr']}"
-               f" --temperature {o['temperature']} --train-layers {o['train_layers']}"
-               + (f" --partner {o['partner']}" if o["partner"] else ""))
+    # Every option that shapes the numbers, from the dataclass, so that a new option cannot be left out.
+    command = "python -m cardzoo.training.llm_pg" + "".join(
+        f" --{f.name.replace('_', '-')} {o[f.name]}" for f in fields(Options)
+        if (f.name not in RUN_OPTIONS or f.name == "iterations") and o[f.name] != "")
     lines = [f"# REINFORCE on the likelihood mode: {o['model']}, {spec(o['game']).title}", "", f"`{command}`", "",
              f"| iteration | held-out deals won, greedy ({n}) [95 % CI] | training games won ({o['games']}, sampled)"
              " | loss | seconds so far |", "|---:|---|---:|---:|---:|"]
