@@ -56,7 +56,11 @@ def markdown(result: Mapping[str, Any]) -> str:
              f"Agent digest `{result['digest']}`. Win rates with Wilson 95 % "
              "intervals; cross-play pools both seats; the gap is self-play minus cross-play; paired comparisons "
              "are on the same deals, seats and partners.", ""]
-    if result.get("command"):
+    if result.get("runs"):
+        lines += [f"Made by {len(result['runs'])} runs on the same deals, one a game "
+                  + ("(" + "; ".join(f"{', '.join(r['games'])}: `{r['command']}`" for r in result["runs"]) + ")")
+                  + (f", joined by `{result['command']}`" if result.get("command") else "") + ".", ""]
+    elif result.get("command"):
         lines += [f"Made by `{result['command']}`.", ""]
     if result.get("compute"):
         c = result["compute"]

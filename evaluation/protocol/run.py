@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import json
 import os
 import platform
 import time
@@ -39,6 +38,7 @@ from cardzoo.envs.registry import GAMES
 from cardzoo.evaluation.matches.runner import Matchup, run
 
 from . import protocol
+from .merge import result_digest
 from .protocol import Cell, Setting
 from .seeds import BENCHMARK, benchmark_seeds, check_benchmark_seeds, keyed_deals, parse_key
 
@@ -361,10 +361,9 @@ def benchmark(agent: str, games: Sequence[str] | None = None, budget: str = "qui
     finally:
         if own_pool is not None:
             own_pool.shutdown()
-    digests = json.dumps({g: out_games[g]["digest"] for g in out_games}, sort_keys=True)
     return {
         "protocol": protocol.VERSION, "package": version("cardzoo"), "agent": agent,
-        "digest": "sha256:" + hashlib.sha256(digests.encode()).hexdigest(),
+        "digest": result_digest(out_games),
         "budget": budget if games_per_cell is None else "custom", "games_per_cell": n,
         "deals": {"key": key.hex(), "count": n, "range": [BENCHMARK.start, BENCHMARK.stop - 1]},
         "limits": {"decision_seconds": limits.decision_seconds, "startup_seconds": limits.startup_seconds,

@@ -1,0 +1,90 @@
+"""A slow agent is benchmarked a game at a time on one deal key (``--only``), and
+``cardzoo.evaluation.protocol.merge`` joins the runs into the result of all the games: the same cells and the same
+digest as one run of both, the runs' commands and compute kept; runs that measure different things are refused."""
+
+from __future__ import annotations
+
+import copy
+import json
+
+import pytest
+
+from cardzoo.agents.pools import Pool
+from cardzoo.envs.common.errors import RecordError
+from cardzoo.evaluation.protocol import benchmark, leaderboard, read, write
+from cardzoo.evaluation.protocol.merge import main, merge
+
+POOLS = {"rope_team": Pool("tiny", ("simple",), ("simple_wary",), ("random",)),
+         "rook": Pool("tiny", ("heuristic",), ("heuristic_timid",), ("random",))}
+KEY = "ab" * 32
+
+
+def _run(games, **kwargs):
+    return benchmark("random", games=games, games_per_cell=3, pools=POOLS, deal_key=KEY,
+                     command=f"cardzoo benchmark random --only {' '.join(games)}", **kwargs)
+
+
+@pytest.fixture(scope="module")
+def runs():
+    return _run(["rope_team"]), _run(["rook"]), _run(["rope_team", "rook"])
+
+
+def _untimed(headline):
+    return {k: v for k, v in headline.items() if k != "cpu_ms_per_decision"}
+
+
+def test_runs_of_one_game_each_merge_into_the_run_of_both(runs):
+    rope, rook, both = runs
+    merged = merge([rope, rook], command="merge")
+    assert merged["digest"] == both["digest"]
+    for game in ("rope_team", "rook"):
+        assert [c["wins"] for c in merged["games"][game]["cells"]] == [c["wins"] for c in both["games"][game]["cells"]]
+        assert _untimed(merged["games"][game]["headline"]) == _untimed(both["games"][game]["headline"])
+    assert [r["games"] for r in merged["runs"]] == [["rope_team"], ["rook"]]
+    assert [r["command"] for r in merged["runs"]] == [rope["command"], rook["command"]]
+    assert merged["compute"]["agent_cpu_seconds_per_game"] == {**rope["compute"]["agent_cpu_seconds_per_game"],
+                                                               **rook["compute"]["agent_cpu_seconds_per_game"]}
+    assert merged["compute"]["wall_seconds"] == round(rope["compute"]["wall_seconds"]
+                                                      + rook["compute"]["wall_seconds"], 1)
+    assert merged["complete"] and merged["skipped"] == {}
+    # merged again with another run, it keeps the runs it was made of
+    third = {**rook, "games": {"rook_again": rook["games"]["rook"]}}
+    assert [r["games"] for r in merge([merged, third])["runs"]] == [["rope_team"], ["rook"], ["rook_again"]]
+
+
+@pytest.mark.parametrize("field, value", [("agent", "simple"), ("games_per_cell", 4), ("deals", {"key": "cd" * 32}),
+                                          ("limits", {"decision_seconds": 1.0}), ("package", "0.0.1"),
+                                          ("filters", {"levels": ["hard"]})])
+def test_runs_that_measure_different_things_are_refused_naming_the_difference(runs, field, value):
+    rope, rook, _ = runs
+    other = {**rook, field: value}
+    with pytest.raises(RecordError, match=field):
+        merge([rope, other])
+
+
+def test_a_game_in_two_runs_or_other_pool_parts_are_refused(runs):
+    rope, rook, both = runs
+    with pytest.raises(RecordError, match="rope_team is in result 2"):
+        merge([rope, both])
+    other = copy.deepcopy(rook)
+    other["games"]["rook"]["pool"]["played"] = ["dev", "test"]
+    with pytest.raises(RecordError, match="different parts"):
+        merge([rope, other])
+    with pytest.raises(RecordError, match="two results or more"):
+        merge([rope])
+
+
+def test_the_command_writes_the_merged_files_and_the_leaderboard_reads_them(runs, tmp_path, capsys):
+    rope, rook, both = runs
+    a, b = write(rope, tmp_path / "a", chart=False), write(rook, tmp_path / "b", chart=False)
+    assert main([str(a), str(b), "--out", str(tmp_path / "m"), "--name", "random"]) == 0
+    merged = read(tmp_path / "m" / "random.json")
+    assert set(merged["games"]) == {"rope_team", "rook"} and merged["command"].endswith(f"{b} --out "
+                                                                                          f"{tmp_path / 'm'} --name random")
+    text = (tmp_path / "m" / "random.md").read_text()
+    assert rope["command"] in text and rook["command"] in text and "2 runs" in text
+    assert leaderboard.game_table([merged], "rook") == leaderboard.game_table([rook], "rook")
+    json.dumps(merged)  # JSON-ready
+    with pytest.raises(SystemExit):
+        main([str(a), str(a), "--out", str(tmp_path / "m")])
+    assert "rope_team is in result 2" in capsys.readouterr().err
