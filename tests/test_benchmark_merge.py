@@ -54,7 +54,7 @@ def test_runs_of_one_game_each_merge_into_the_run_of_both(runs):
 
 @pytest.mark.parametrize("field, value", [("agent", "simple"), ("games_per_cell", 4), ("deals", {"key": "cd" * 32}),
                                           ("limits", {"decision_seconds": 1.0}), ("package", "0.0.1"),
-                                          ("filters", {"levels": ["hard"]})])
+                                          ("filters", {"partners": ["simple"]})])
 def test_runs_that_measure_different_things_are_refused_naming_the_difference(runs, field, value):
     rope, rook, _ = runs
     other = {**rook, field: value}
@@ -88,3 +88,47 @@ def test_the_command_writes_the_merged_files_and_the_leaderboard_reads_them(runs
     with pytest.raises(SystemExit):
         main([str(a), str(a), "--out", str(tmp_path / "m")])
     assert "rope_team is in result 2" in capsys.readouterr().err
+
+
+@pytest.fixture(scope="module")
+def levels():
+    easy = _run(["rope_team"], levels=["easy", "hard"])
+    rest = _run(["rope_team"], levels=["expert", "normal"])
+    return easy, rest, _run(["rope_team"])
+
+
+def test_runs_of_some_levels_each_merge_into_the_run_of_every_level(levels):
+    a, b, whole = levels
+    assert a["filters"] == {"levels": ["easy", "hard"]}
+    merged = merge([b, a])  # in any order: the cells come out in the protocol's
+    game, full = merged["games"]["rope_team"], whole["games"]["rope_team"]
+    assert [s["name"] for s in game["settings"]] == ["easy", "normal", "hard", "expert"]
+    assert game["settings"] == full["settings"]
+    assert [(c["setting"], c["partner"], c["seat"], c["deals"]) for c in game["cells"]] == [
+        (c["setting"], c["partner"], c["seat"], c["deals"]) for c in full["cells"]]
+    assert _untimed(game["headline"]) == _untimed(full["headline"])  # the paired test too, from reference_deals
+    assert game["headline"]["vs_reference"]["test"] is not None
+    assert merged["filters"] == {} and merged["digest"] == whole["digest"]
+    assert merged["compute"]["agent_cpu_seconds_per_game"]["rope_team"] == round(
+        a["compute"]["agent_cpu_seconds_per_game"]["rope_team"]
+        + b["compute"]["agent_cpu_seconds_per_game"]["rope_team"], 1)
+
+
+def test_levels_not_yet_played_leave_the_merge_partial_and_a_level_twice_is_refused(levels, runs):
+    a, b, whole = levels
+    rook = runs[1]
+    partial = merge([a, rook])
+    assert partial["filters"] == {"levels": ["easy", "hard", "single_round"]}
+    with pytest.raises(RecordError, match="rope_team is in result 2"):
+        merge([a, whole])
+    with pytest.raises(RecordError, match="rope_team easy is in two results"):
+        merge([whole, a])
+    old = copy.deepcopy(a)
+    for cell in old["games"]["rope_team"]["cells"]:
+        del cell["reference_deals"]
+    with pytest.raises(RecordError, match="reference's deals"):
+        merge([old, b])
+    other = copy.deepcopy(b)
+    other["games"]["rope_team"]["digest"] = "weights:another"
+    with pytest.raises(RecordError, match="another digest"):
+        merge([a, other])

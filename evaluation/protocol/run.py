@@ -341,6 +341,7 @@ def benchmark(agent: str, games: Sequence[str] | None = None, budget: str = "qui
                     ref_cell = _cell_result(game, cell, ref_records, deal_of)
                     ref_results.append(ref_cell)
                     cell_results[-1]["reference_wins"] = ref_cell["wins"]
+                    cell_results[-1]["reference_deals"] = ref_cell["deals"]  # the paired test, again after a merge
                 if cell_results[-1]["failed"]:
                     failures.append({"game": game, "cell": cell.name, "setting": cell.setting.name,
                                      "errors": cell_results[-1]["errors"],
