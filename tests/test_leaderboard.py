@@ -154,3 +154,12 @@ def test_the_costliest_partner_is_read_against_the_reference_with_the_same_partn
     row = next(line for line in leaderboard.findings([two[0], {**two[1], "games": {"rope_team": learned}}],
                                                      "rope_team") if line.startswith("| `learned` |"))
     assert row.split(" | ")[4] == f"`{other}`"  # the costliest partner's column
+
+
+def test_a_partial_result_says_what_it_left_out_in_its_row():
+    partial = benchmark("random", games=["rope_team"], games_per_cell=4, pools=POOLS, levels=["hard", "easy"],
+                        partners=["simple"])
+    row = leaderboard.game_table([partial], "rope_team")[2]
+    assert row.endswith("| 4 (custom); only easy, hard; only partners simple |")
+    whole = benchmark("random", games=["rook"], games_per_cell=4, pools=POOLS)
+    assert leaderboard.game_table([whole], "rook")[2].endswith("| 4 (custom) |")

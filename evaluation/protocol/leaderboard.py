@@ -60,9 +60,24 @@ def _games(results: Sequence[Mapping[str, Any]]) -> list[str]:
     return [g for g in ORDER if g in present] + sorted(present - set(ORDER))
 
 
-def _budget(result: Mapping[str, Any]) -> str:
+def _budget(result: Mapping[str, Any], game: str | None = None) -> str:
+    """Games per cell, and in ``game`` what a partial result left out: settings not played (``--levels``, or a
+    merge of runs not yet covering them), partners not played (``--partners``), a run stopped by a failure."""
+    from .protocol import SETTING_NAMES
+
     n = result["games_per_cell"]
-    return f"{n:,}" + ("" if result["budget"] in BUDGETS else " (custom)")
+    text = f"{n:,}" + ("" if result["budget"] in BUDGETS else " (custom)")
+    if game is None:
+        return text
+    played = [s["name"] for s in result["games"][game]["settings"]]
+    missing = [s for s in SETTING_NAMES.get(game, ()) if s not in played]
+    if missing:
+        text += f"; only {', '.join(played)}"
+    if (result.get("filters") or {}).get("partners") is not None:
+        text += f"; only partners {', '.join(result['filters']['partners'])}"
+    if any(f["game"] == game for f in result.get("failures", [])):
+        text += "; stopped by a failure"
+    return text
 
 
 def _key(game: str, result: Mapping[str, Any]) -> tuple:
@@ -114,7 +129,7 @@ def game_table(results: Sequence[Mapping[str, Any]], game: str) -> list[str]:
         row += [f"{h['worst']['partner']} {pct(h['worst']['rate'])}" if h["worst"] else "–",
                 _paired((h.get("vs_reference") or {}).get("test")) + (f" vs `{g['reference']}`" if g["reference"]
                                                                       else " (is the reference)"),
-                f"{h['illegal']} / {h['errors']}", _cpu(h), _hours(h), _budget(r)]
+                f"{h['illegal']} / {h['errors']}", _cpu(h), _hours(h), _budget(r, game)]
         lines.append("| " + " | ".join(row) + " |")
     return lines
 
