@@ -87,6 +87,39 @@ def critical_tick(states: list[rules.State], budget: int = DEFAULT_BUDGET) -> in
     return lo
 
 
+def _moves_of(s: rules.State, seat: int) -> list[int]:
+    bits = rules.legal_bits(s, seat)
+    return [m for m in range(bits.bit_length()) if bits >> m & 1]
+
+
+def rescues(before: rules.State, after: rules.State, played: list[int],
+            budget: int = DEFAULT_BUDGET) -> dict[str, Any]:
+    """Which other actions at the critical tick would have kept the deal winnable, with the tick's own
+    who-touches-first order: each player's other moves with the partner's as played (``one``, labelled ``"turn ->
+    wait"``: the player's kind of action as played, then the other), and moves of both (``both``: how many pairs).
+    The oracle knows the hidden cards, so a rescue may be one no player could have known to choose."""
+    kinds = [kind(before, p, m) for p, m in enumerate(played)]
+    one: set[str] = set()
+    both = 0
+    options = [_moves_of(before, p) for p in range(len(played))]
+    for m0 in options[0]:
+        for m1 in options[1]:
+            alt = [m0, m1]
+            if alt == played:
+                continue
+            s = before.copy()
+            rules.play_tick(s, alt, order=after.last_order)
+            if not solve_timed(s, budget=budget).winnable:
+                continue
+            changed = [p for p in (0, 1) if alt[p] != played[p]]
+            if len(changed) == 1:
+                p = changed[0]
+                one.add(f"{kinds[p]} -> {kind(before, p, alt[p])}")
+            else:
+                both += 1
+    return {"one": sorted(one), "both": both}
+
+
 @dataclass(frozen=True)
 class Team:
     seats: tuple[str, str]
@@ -123,7 +156,8 @@ def play(team: Team, level: str, seed: int, budget: int = DEFAULT_BUDGET) -> dic
         t = critical_tick(states, budget)
         row["critical"] = None if t is None else {
             "tick": t, "of": len(moves), "kinds": kinds[t], "collision": _wasted(states[t], states[t + 1]),
-            "actions": [env.action_name(m) for m in moves[t]]}
+            "actions": [env.action_name(m) for m in moves[t]],
+            "rescues": rescues(states[t], states[t + 1], moves[t], budget)}
     return row
 
 
@@ -145,7 +179,12 @@ def summarise(team: Team, level: str, rows: list[dict[str, Any]]) -> dict[str, A
         return round(sum(r[key] for r in of) / len(of), 2) if of else None
 
     wins = [r for r in rows if r["outcome"] == rules.WIN]
+    rescued = Counter(label for r in judged for label in r["critical"]["rescues"]["one"])
+    by_one = sum(bool(r["critical"]["rescues"]["one"]) for r in judged)
+    by_both = sum(not r["critical"]["rescues"]["one"] and r["critical"]["rescues"]["both"] > 0 for r in judged)
     return {
+        "rescued_by_one_player": by_one, "rescued_only_by_both": by_both,
+        "rescued_by_none": len(judged) - by_one - by_both, "rescues": dict(rescued.most_common()),
         "team": team.name, "seats": list(team.seats), "level": level, "games": len(rows), "wins": len(wins),
         "winnable": len(winnable), "undecided": sum(r["winnable"] is None for r in rows),
         "lost_winnable": len(lost), "lost_winnable_by": dict(Counter(r["outcome"] for r in lost)),
