@@ -14,7 +14,8 @@ time per decision.
 
 The protocol's facts are in :mod:`.protocol` (settings, budgets, cells), playing it is :func:`benchmark`
 (:mod:`.run`), the files are written by :func:`write` (:mod:`.results`), runs of pieces are joined by
-:mod:`.merge`, the leaderboard is written by :mod:`.leaderboard`, and :mod:`.template_agent` is an agent to copy. ``docs/benchmark.md`` states the protocol in words.
+:mod:`.merge`, the leaderboard is written by :mod:`.leaderboard`, and :mod:`.template_agent` is an agent to copy.
+``docs/benchmark.md`` states the protocol in words.
 
     from cardzoo.evaluation.protocol import benchmark, write
     result = benchmark("my_agent.py:make_agent", games=["rope_team"], budget="quick", workers=2)
