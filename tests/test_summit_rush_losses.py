@@ -91,3 +91,48 @@ def test_the_command_writes_a_summary_whose_counts_add_up(tmp_path):
     assert sum(s["critical_kinds"].values()) == 2 * s["critical_judged"]
     assert s["wins"] + s["lost_winnable"] <= s["games"]
     assert "| `simple` | normal | 12 |" in out.with_suffix(".md").read_text()
+
+
+def test_resampling_deals_only_the_hidden_cards_again(lost_games):
+    import random
+
+    states, _ = _tables(lost_games[0]["seed"])
+    s = states[len(states) // 2]
+    down = [d for d in range(rules.N_PEAKS) if s.present >> d & 1 and not s.up >> d & 1]
+    seen = set()
+    rng = random.Random(1)
+    for _ in range(20):
+        w = study.resample(s, rng)
+        assert sorted(rules.cards_in_play(w)) == sorted(rules.cards_in_play(s)) == list(range(52))
+        assert (w.up, w.present, w.tops, w.piles, w.stock_left, w.tick) == (s.up, s.present, s.tops, s.piles,
+                                                                          s.stock_left, s.tick)
+        assert all(w.peaks[d] == s.peaks[d] for d in range(rules.N_PEAKS) if s.up >> d & 1)  # face-up: as seen
+        for p, st in enumerate(s.stocks):
+            turned = len(st) - s.stock_left[p]
+            assert w.stocks[p][:turned] == st[:turned]  # turned cards stay
+        seen.add(tuple(w.peaks[d] for d in down) + tuple(c for st in w.stocks for c in st))
+    assert len(seen) > 1 and down  # the hidden cards do move
+
+
+def test_a_rescue_keeps_the_deal_winnable_and_its_belief_is_a_share(lost_games):
+    for row in lost_games:
+        r = row["critical"]["rescues"]
+        states, moves = _tables(row["seed"])
+        t = row["critical"]["tick"]
+        before, played = states[t], moves[t]
+        labels = set()
+        for p in (0, 1):  # one player's every other legal move, the partner's as played, the tick's order
+            for m in range(rules.N_PEAKS * 2 + 2):
+                if m == played[p] or not rules.is_legal(before, p, m):
+                    continue
+                joint = list(played)
+                joint[p] = m
+                s = before.copy()
+                rules.play_tick(s, joint, order=states[t + 1].last_order)
+                if solve_timed(s).winnable:
+                    labels.add(f"{study.kind(before, p, played[p])} -> {study.kind(before, p, m)}")
+        assert sorted(labels) == r["one"]
+        if "belief" in r:
+            b = r["belief"]
+            assert 0 <= b["played"] <= 1 and 0 <= b["best_rescue"] <= 1 and b["best_rescue_is"] in r["one"]
+            assert b["worlds"] == 16

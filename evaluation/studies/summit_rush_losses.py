@@ -21,6 +21,14 @@ tick?) judges:
   - ``wait``: it waited, nothing to play or turn;
   - and ``collision`` if a card of that tick went to waste (both took the same card, or it bounced).
 
+- what else the tick allowed: every other move of one player (the partner's as played), with the tick's own
+  who-touches-first order, judged by the oracle (*rescues*: labelled "turn -> wait", the kind played, then the
+  other); and, since the oracle knows the hidden cards, whether a player could have known: the played move and the
+  best rescue replayed in ``--worlds`` deals of the hidden cards dealt again (:func:`resample`; every such deal is as
+  likely as the true one to the players), each scored by the share still winnable. A rescue ahead by ``KNOWABLE``
+  or more was a choice a better player could have made (*knowable*); the rest was the hidden cards. (The best of
+  several rescues' shares is the maximum of noisy estimates, biased upward: hence the margin.)
+
 Also per game: ticks used, waits while a card fitted, turns while a card fitted, each seat's stock turned, and the
 outcome (``win``, ``time``, ``stuck``). The summary (``--out`` JSON, Markdown and a PNG of the causes) says per team
 how many deals were winnable, how many of those were lost, by which outcome, and the counts of the critical
@@ -36,6 +44,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import random
 import shlex
 import sys
 import time
@@ -57,6 +66,7 @@ from cardzoo.envs.summit_rush import rules
 LOSSES_BASE_SEED = 70_000_000
 RESULTS = Path(__file__).resolve().parents[1] / "results" / "summit_rush_losses"
 KINDS = ("wait_with_a_play", "turn_with_a_play", "turn", "play", "wait")
+KNOWABLE = 0.25  # a rescue that wins this much more often over the resampled deals was a choice, not luck
 
 
 def kind(s: rules.State, seat: int, move: int) -> str:
@@ -92,8 +102,43 @@ def _moves_of(s: rules.State, seat: int) -> list[int]:
     return [m for m in range(bits.bit_length()) if bits >> m & 1]
 
 
+def resample(s: rules.State, rng: random.Random) -> rules.State:
+    """``s`` with its hidden cards dealt again at random: the face-down peak cards, every stock's unturned cards and
+    the cards set aside -- what no player sees, so every such deal is as likely as the true one to them."""
+    out = s.copy()
+    down = [d for d in range(rules.N_PEAKS) if s.present >> d & 1 and not s.up >> d & 1]
+    unturned = [st[len(st) - left:] for st, left in zip(s.stocks, s.stock_left, strict=True)]
+    hidden = [s.peaks[d] for d in down] + [c for cards in unturned for c in cards] + list(s.aside)
+    rng.shuffle(hidden)
+    for d in down:
+        out.peaks[d] = hidden.pop()
+    for p, cards in enumerate(unturned):
+        st = out.stocks[p]
+        for i in range(len(st) - len(cards), len(st)):
+            st[i] = hidden.pop()
+    out.aside = hidden
+    return out
+
+
+def chances(before: rules.State, after: rules.State, joints: list[list[int]], worlds: int, seed: int,
+            budget: int = DEFAULT_BUDGET) -> list[float]:
+    """For each joint move, the share of ``worlds`` deals of the hidden cards (:func:`resample`, the same for every
+    move) in which the table after it is still winnable: what a player could have known of each choice."""
+    rng = random.Random(seed)
+    sampled = [resample(before, rng) for _ in range(worlds)]
+    out = []
+    for joint in joints:
+        won = 0
+        for w in sampled:
+            s = w.copy()
+            rules.play_tick(s, joint, order=after.last_order)
+            won += bool(solve_timed(s, budget=budget).winnable)
+        out.append(won / worlds)
+    return out
+
+
 def rescues(before: rules.State, after: rules.State, played: list[int],
-            budget: int = DEFAULT_BUDGET) -> dict[str, Any]:
+            budget: int = DEFAULT_BUDGET, worlds: int = 16, seed: int = 0) -> dict[str, Any]:
     """Which other actions at the critical tick would have kept the deal winnable, with the tick's own
     who-touches-first order: each player's other moves with the partner's as played (``one``, labelled ``"turn ->
     wait"``: the player's kind of action as played, then the other), and moves of both (``both``: how many pairs).
@@ -101,6 +146,7 @@ def rescues(before: rules.State, after: rules.State, played: list[int],
     kinds = [kind(before, p, m) for p, m in enumerate(played)]
     one: set[str] = set()
     both = 0
+    single: list[tuple[str, list[int]]] = []
     options = [_moves_of(before, p) for p in range(len(played))]
     for m0 in options[0]:
         for m1 in options[1]:
@@ -114,10 +160,20 @@ def rescues(before: rules.State, after: rules.State, played: list[int],
             changed = [p for p in (0, 1) if alt[p] != played[p]]
             if len(changed) == 1:
                 p = changed[0]
-                one.add(f"{kinds[p]} -> {kind(before, p, alt[p])}")
+                label = f"{kinds[p]} -> {kind(before, p, alt[p])}"
+                one.add(label)
+                single.append((label, alt))
             else:
                 both += 1
-    return {"one": sorted(one), "both": both}
+    out: dict[str, Any] = {"one": sorted(one), "both": both}
+    if single and worlds:
+        # Could a player have known? The played move and each rescue in the same resampled deals.
+        played_chance, *rescue_chances = chances(before, after, [played] + [j for _, j in single], worlds, seed,
+                                                 budget)
+        best = max(range(len(single)), key=lambda i: rescue_chances[i])
+        out["belief"] = {"worlds": worlds, "played": played_chance, "best_rescue": rescue_chances[best],
+                         "best_rescue_is": single[best][0]}
+    return out
 
 
 @dataclass(frozen=True)
@@ -129,7 +185,7 @@ class Team:
         return self.seats[0] if self.seats[0] == self.seats[1] else " + ".join(self.seats)
 
 
-def play(team: Team, level: str, seed: int, budget: int = DEFAULT_BUDGET) -> dict[str, Any]:
+def play(team: Team, level: str, seed: int, budget: int = DEFAULT_BUDGET, worlds: int = 16) -> dict[str, Any]:
     """One deal: the team's game, every table kept, then the oracle's judgement (module docstring)."""
     options = {**GAMES["summit_rush"].benchmark_options, "level": level}
     env = summit_rush_v0.parallel_env(**options)
@@ -157,13 +213,13 @@ def play(team: Team, level: str, seed: int, budget: int = DEFAULT_BUDGET) -> dic
         row["critical"] = None if t is None else {
             "tick": t, "of": len(moves), "kinds": kinds[t], "collision": _wasted(states[t], states[t + 1]),
             "actions": [env.action_name(m) for m in moves[t]],
-            "rescues": rescues(states[t], states[t + 1], moves[t], budget)}
+            "rescues": rescues(states[t], states[t + 1], moves[t], budget, worlds, seed)}
     return row
 
 
 def _chunk(args) -> list[dict[str, Any]]:
-    team, level, seeds, budget = args
-    return [play(team, level, s, budget) for s in seeds]
+    team, level, seeds, budget, worlds = args
+    return [play(team, level, s, budget, worlds) for s in seeds]
 
 
 def summarise(team: Team, level: str, rows: list[dict[str, Any]]) -> dict[str, Any]:
@@ -182,7 +238,14 @@ def summarise(team: Team, level: str, rows: list[dict[str, Any]]) -> dict[str, A
     rescued = Counter(label for r in judged for label in r["critical"]["rescues"]["one"])
     by_one = sum(bool(r["critical"]["rescues"]["one"]) for r in judged)
     by_both = sum(not r["critical"]["rescues"]["one"] and r["critical"]["rescues"]["both"] > 0 for r in judged)
+    beliefs = [r["critical"]["rescues"]["belief"] for r in judged if "belief" in r["critical"]["rescues"]]
+    knowable = [b for b in beliefs if b["best_rescue"] - b["played"] >= KNOWABLE]
     return {
+        "belief_checked": len(beliefs),
+        "belief_played": round(sum(b["played"] for b in beliefs) / len(beliefs), 3) if beliefs else None,
+        "belief_best_rescue": round(sum(b["best_rescue"] for b in beliefs) / len(beliefs), 3) if beliefs else None,
+        "knowable": len(knowable), "knowable_rescues": dict(Counter(b["best_rescue_is"] for b in knowable)
+                                                            .most_common()),
         "rescued_by_one_player": by_one, "rescued_only_by_both": by_both,
         "rescued_by_none": len(judged) - by_one - by_both, "rescues": dict(rescued.most_common()),
         "team": team.name, "seats": list(team.seats), "level": level, "games": len(rows), "wins": len(wins),
@@ -213,6 +276,24 @@ def markdown(summaries: list[dict[str, Any]], command: str) -> str:
         lines.append(f"| `{s['team']}` | {s['level']} | {s['games']:,} | {s['wins']:,} | {s['winnable']:,} | "
                      f"{s['lost_winnable']:,} ({by.get('time', 0)} / {by.get('stuck', 0)}) | {kinds} | {share} | "
                      f"{waits['won']} / {waits['lost']} |")
+    lines += ["", "What else the critical tick allowed. *Rescues*: another move of one player (the partner's as "
+              "played) after which the deal is still winnable, with the hidden cards known (labelled as played -> "
+              "instead). *Belief*: the played move and the best rescue in "
+              f"{summaries[0].get('belief_worlds', 16)} deals of the "
+              "hidden cards dealt again at random (what the players could know): the share still winnable after "
+              f"each; a rescue ahead by {KNOWABLE:.2f} or more is counted *knowable*, a choice a better player could "
+              "have made; the rest was the hidden cards.", "",
+              "| team | level | critical ticks | rescued by one player / only by both / none | rescues (oracle) | "
+              "belief: played / best rescue | knowable | knowable rescues |",
+              "|---|---|---:|---:|---|---:|---:|---|"]
+    for s in summaries:
+        rescues = ", ".join(f"{k} {v}" for k, v in list(s["rescues"].items())[:4]) or "–"
+        belief = ("–" if s["belief_played"] is None else
+                  f"{100 * s['belief_played']:.0f}% / {100 * s['belief_best_rescue']:.0f}%")
+        knowable = ", ".join(f"{k} {v}" for k, v in list(s["knowable_rescues"].items())[:3]) or "–"
+        lines.append(f"| `{s['team']}` | {s['level']} | {s['critical_judged']:,} | {s['rescued_by_one_player']} / "
+                     f"{s['rescued_only_by_both']} / {s['rescued_by_none']} | {rescues} | {belief} | "
+                     f"{s['knowable']} of {s['belief_checked']} | {knowable} |")
     return "\n".join(lines) + "\n"
 
 
@@ -247,11 +328,15 @@ def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
     p.add_argument("--games", type=int, default=200, help="deals per team")
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--budget", type=int, default=DEFAULT_BUDGET, help="the oracle's nodes per judgement")
+    p.add_argument("--worlds", type=int, default=16, help="resampled deals of the hidden cards for the belief check "
+                   "of each critical tick (0: none)")
     p.add_argument("--out", type=Path, help="the summary's JSON (default evaluation/results/summit_rush_losses/"
                    "<level>.json; .md and .png beside it)")
     args = p.parse_args(argv)
     if args.games < 1:
         p.error("--games must be at least 1")
+    if args.worlds < 0:
+        p.error("--worlds must be 0 or more")
     args.out = args.out or RESULTS / f"{args.level}.json"
     refuse_benchmark_seeds(LOSSES_BASE_SEED, args.games, "the Summit Rush loss study")
     command = "python -m cardzoo.evaluation.studies.summit_rush_losses " + shlex.join(
@@ -266,10 +351,12 @@ def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
     with ProcessPoolExecutor(args.workers, mp_context=get_context("fork")) as pool:
         for team in teams:
             started = time.perf_counter()
-            chunks = [(team, args.level, seeds[i:i + step], args.budget) for i in range(0, len(seeds), step)]
+            chunks = [(team, args.level, seeds[i:i + step], args.budget, args.worlds)
+                      for i in range(0, len(seeds), step)]
             rows = [r for rs in pool.map(_chunk, chunks) for r in rs]
             summary = summarise(team, args.level, rows)
             summary["wall_seconds"] = round(time.perf_counter() - started, 1)
+            summary["belief_worlds"] = args.worlds
             summary["lost_winnable_games"] = [
                 {k: r[k] for k in ("seed", "outcome", "ticks", "peaks_left", "turned", "critical")}
                 for r in rows if r["winnable"] and r["outcome"] != rules.WIN]
