@@ -156,10 +156,17 @@ def test_the_costliest_partner_is_read_against_the_reference_with_the_same_partn
     assert row.split(" | ")[4] == f"`{other}`"  # the costliest partner's column
 
 
-def test_a_partial_result_says_what_it_left_out_in_its_row():
+def test_a_partial_result_is_listed_apart_with_what_it_left_out_not_ranked():
     partial = benchmark("random", games=["rope_team"], games_per_cell=4, pools=POOLS, levels=["hard", "easy"],
                         partners=["simple"])
-    row = leaderboard.game_table([partial], "rope_team")[2]
-    assert row.endswith("| 4 (custom); only easy, hard; only partners simple |")
-    whole = benchmark("random", games=["rook"], games_per_cell=4, pools=POOLS)
-    assert leaderboard.game_table([whole], "rook")[2].endswith("| 4 (custom) |")
+    whole = benchmark("simple", games=["rope_team"], games_per_cell=4, pools=POOLS)
+    both = [partial, whole]
+    ranked = leaderboard.game_table(both, "rope_team")
+    assert len(ranked) == 3 and "`simple`" in ranked[2]  # the header, its rule, the one whole entry
+    apart = leaderboard.partial_table(both, "rope_team")
+    assert "| [`random`](results/benchmark/random.md) | only easy, hard; only partners simple |" in apart[-1]
+    assert leaderboard.partial_table([whole], "rope_team") == []
+    assert "Played in part" in leaderboard.page(both)
+    readme = leaderboard.readme_table(both)
+    assert "Played in part (on the leaderboard, not here): `random` (Rope Team)." in " ".join(readme.split())
+    assert [line for line in readme.splitlines() if line.startswith("| `random`")] == ["| `random` | – | – |"]

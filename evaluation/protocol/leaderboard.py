@@ -60,24 +60,25 @@ def _games(results: Sequence[Mapping[str, Any]]) -> list[str]:
     return [g for g in ORDER if g in present] + sorted(present - set(ORDER))
 
 
-def _budget(result: Mapping[str, Any], game: str | None = None) -> str:
-    """Games per cell, and in ``game`` what a partial result left out: settings not played (``--levels``, or a
-    merge of runs not yet covering them), partners not played (``--partners``), a run stopped by a failure."""
+def _budget(result: Mapping[str, Any]) -> str:
+    n = result["games_per_cell"]
+    return f"{n:,}" + ("" if result["budget"] in BUDGETS else " (custom)")
+
+
+def left_out(result: Mapping[str, Any], game: str) -> list[str]:
+    """What a result did not play of ``game`` (empty: all of it): settings not played (``--levels``, or runs of
+    pieces not yet all merged), partners not played (``--partners``), cells after a failure stopped the run. Such a
+    result is partial there: its rates are of other cells than the ranked ones', so it is listed apart."""
     from .protocol import SETTING_NAMES
 
-    n = result["games_per_cell"]
-    text = f"{n:,}" + ("" if result["budget"] in BUDGETS else " (custom)")
-    if game is None:
-        return text
     played = [s["name"] for s in result["games"][game]["settings"]]
     missing = [s for s in SETTING_NAMES.get(game, ()) if s not in played]
-    if missing:
-        text += f"; only {', '.join(played)}"
+    out = [f"only {', '.join(played)}"] if missing else []
     if (result.get("filters") or {}).get("partners") is not None:
-        text += f"; only partners {', '.join(result['filters']['partners'])}"
+        out.append(f"only partners {', '.join(result['filters']['partners'])}")
     if any(f["game"] == game for f in result.get("failures", [])):
-        text += "; stopped by a failure"
-    return text
+        out.append("stopped by a failure")
+    return out
 
 
 def _key(game: str, result: Mapping[str, Any]) -> tuple:
@@ -87,7 +88,23 @@ def _key(game: str, result: Mapping[str, Any]) -> tuple:
 
 
 def _ranked(results, game):
-    return sorted((r for r in results if game in r["games"]), key=lambda r: _key(game, r))
+    return sorted((r for r in results if game in r["games"] and not left_out(r, game)), key=lambda r: _key(game, r))
+
+
+def partial_table(results: Sequence[Mapping[str, Any]], game: str) -> list[str]:
+    """The results that played only part of ``game`` (:func:`left_out`): not ranked, their rates shown with what
+    they left out. Empty if there are none."""
+    partial = sorted((r for r in results if game in r["games"] and left_out(r, game)), key=lambda r: r["agent"])
+    if not partial:
+        return []
+    lines = ["Played in part, not ranked until the rest is in (their cells are not the ranked entries'):", "",
+             "| agent | played | self-play | test pool | games per cell |", "|---|---|---:|---:|---:|"]
+    for r in partial:
+        h = r["games"][game]["headline"]
+        test = (h["cross"].get("test") or {}).get("rate")
+        lines.append(f"| {_link(r)} | {'; '.join(left_out(r, game))} | "
+                     f"{pct(h['self']['rate']) if h['self'] else '–'} | {pct(test)} | {_budget(r)} |")
+    return lines
 
 
 def _paired(p: Mapping[str, Any] | None) -> str:
@@ -129,7 +146,7 @@ def game_table(results: Sequence[Mapping[str, Any]], game: str) -> list[str]:
         row += [f"{h['worst']['partner']} {pct(h['worst']['rate'])}" if h["worst"] else "–",
                 _paired((h.get("vs_reference") or {}).get("test")) + (f" vs `{g['reference']}`" if g["reference"]
                                                                       else " (is the reference)"),
-                f"{h['illegal']} / {h['errors']}", _cpu(h), _hours(h), _budget(r, game)]
+                f"{h['illegal']} / {h['errors']}", _cpu(h), _hours(h), _budget(r)]
         lines.append("| " + " | ".join(row) + " |")
     return lines
 
@@ -240,6 +257,8 @@ def page(results: Sequence[Mapping[str, Any]]) -> str:
         return "\n".join(lines + ["No results are committed yet.", ""])
     for game in _games(results):
         lines += [f"## {GAMES[game].title}", ""] + game_table(results, game) + [""]
+        partial = partial_table(results, game)
+        lines += partial + ([""] if partial else [])
         lines += ["What the table shows:", ""] + findings(results, game) + [""]
     if older:
         lines += [f"## Not yet played under {_versions(results)}", "",
@@ -266,11 +285,14 @@ def readme_table(results: Sequence[Mapping[str, Any]]) -> str:
     usual = counts.most_common(1)[0][0] if counts else 0
     others = ", ".join(f"`{r['agent']}` {r['games_per_cell']:,}" for r in sorted(results, key=lambda r: r["agent"])
                        if r["games_per_cell"] != usual)
+    partial = ", ".join(f"`{r['agent']}` ({', '.join(GAMES[g].title for g in _games([r]) if left_out(r, g))})"
+                        for r in sorted(results, key=lambda r: r["agent"]) if any(left_out(r, g) for g in r["games"]))
     caption = (f"The {_versions(results)} benchmark of the shipped agents ([leaderboard](docs/leaderboard.md), "
                f"[protocol](docs/benchmark.md)): win rates on reserved deals, self-play and with the held-out test "
                "part of each game's partner pool (Rook: opponent pool), both seats, every setting; "
                f"{usual:,} games per cell" + (f" ({others}: slower, a custom budget)." if others else ".")
-               + (f" Not yet played again under {_versions(results)}: {pending}." if pending else ""))
+               + (f" Not yet played again under {_versions(results)}: {pending}." if pending else "")
+               + (f" Played in part (on the leaderboard, not here): {partial}." if partial else ""))
     header, keys = ["agent"], []
     for game in games:
         if any(r["games"].get(game, {}).get("headline", {}).get("self") for r in results):
@@ -284,6 +306,8 @@ def readme_table(results: Sequence[Mapping[str, Any]]) -> str:
         cells = []
         for game, what in keys:
             h = r["games"].get(game, {}).get("headline")
+            if h is not None and left_out(r, game):
+                h = None
             value = None if h is None else (h["self"] if what == "self" else h["cross"]["test"])
             cells.append("–" if value is None else pct(value["rate"]))
         lines.append(f"| `{r['agent']}` | " + " | ".join(cells) + " |")
