@@ -54,7 +54,7 @@ def test_runs_of_one_game_each_merge_into_the_run_of_both(runs):
 
 @pytest.mark.parametrize("field, value", [("agent", "simple"), ("games_per_cell", 4), ("deals", {"key": "cd" * 32}),
                                           ("limits", {"decision_seconds": 1.0}), ("package", "0.0.1"),
-                                          ("filters", {"partners": ["simple"]})])
+                                          ("protocol", "benchmark_v1")])
 def test_runs_that_measure_different_things_are_refused_naming_the_difference(runs, field, value):
     rope, rook, _ = runs
     other = {**rook, field: value}
@@ -64,7 +64,7 @@ def test_runs_that_measure_different_things_are_refused_naming_the_difference(ru
 
 def test_a_game_in_two_runs_or_other_pool_parts_are_refused(runs):
     rope, rook, both = runs
-    with pytest.raises(RecordError, match="rope_team is in result 2"):
+    with pytest.raises(RecordError, match="rope_team is in result 2 and an earlier one"):
         merge([rope, both])
     other = copy.deepcopy(rook)
     other["games"]["rook"]["pool"]["played"] = ["dev", "test"]
@@ -79,8 +79,8 @@ def test_the_command_writes_the_merged_files_and_the_leaderboard_reads_them(runs
     a, b = write(rope, tmp_path / "a", chart=False), write(rook, tmp_path / "b", chart=False)
     assert main([str(a), str(b), "--out", str(tmp_path / "m"), "--name", "random"]) == 0
     merged = read(tmp_path / "m" / "random.json")
-    assert set(merged["games"]) == {"rope_team", "rook"} and merged["command"].endswith(f"{b} --out "
-                                                                                          f"{tmp_path / 'm'} --name random")
+    assert set(merged["games"]) == {"rope_team", "rook"}
+    assert merged["command"].endswith(f"{b} --out {tmp_path / 'm'} --name random")
     text = (tmp_path / "m" / "random.md").read_text()
     assert rope["command"] in text and rook["command"] in text and "2 runs" in text
     assert leaderboard.game_table([merged], "rook") == leaderboard.game_table([rook], "rook")
@@ -119,10 +119,9 @@ def test_levels_not_yet_played_leave_the_merge_partial_and_a_level_twice_is_refu
     rook = runs[1]
     partial = merge([a, rook])
     assert partial["filters"] == {"levels": ["easy", "hard", "single_round"]}
-    with pytest.raises(RecordError, match="rope_team is in result 2"):
-        merge([a, whole])
-    with pytest.raises(RecordError, match="rope_team easy is in two results"):
-        merge([whole, a])
+    for pair in ([a, whole], [whole, a]):  # a piece and the whole: the cells would count twice
+        with pytest.raises(RecordError, match="played all of it"):
+            merge(pair)
     old = copy.deepcopy(a)
     for cell in old["games"]["rope_team"]["cells"]:
         del cell["reference_deals"]
@@ -132,3 +131,49 @@ def test_levels_not_yet_played_leave_the_merge_partial_and_a_level_twice_is_refu
     other["games"]["rope_team"]["digest"] = "weights:another"
     with pytest.raises(RecordError, match="another digest"):
         merge([a, other])
+
+
+TEST_PART = ("simple_signal", "simple_high_follow", "simple_trump_shy", "simple_wary", "learned_v1_seed1",
+             "learned_seed1")
+
+
+@pytest.fixture(scope="module")
+def partners():
+    """The shipped pool's test part at one level, whole and in two runs of different partners."""
+    run = lambda **kw: benchmark("random", games=["rope_team"], games_per_cell=3, deal_key=KEY, parts=["test"],  # noqa: E731
+                                 levels=["easy"], **kw)
+    return run(partners=list(TEST_PART[3:])), run(partners=list(TEST_PART[:3])), run()
+
+
+def test_runs_of_some_partners_each_merge_into_the_run_of_the_whole_pool(partners):
+    late, early, whole = partners
+    from cardzoo.agents.pools import pool
+
+    assert pool("rope_team").test == TEST_PART  # the fixture's split is of the shipped pool
+    merged = merge([late, early])  # the later members first: the cells come out in the pool's order
+    game, full = merged["games"]["rope_team"], whole["games"]["rope_team"]
+    key = lambda c: (c["setting"], c["kind"], c["partner"], c["seat"], c["deals"], c["reference_deals"])  # noqa: E731
+    assert [key(c) for c in game["cells"]] == [key(c) for c in full["cells"]]  # self-play once, not twice
+    assert game["pool"] == full["pool"]
+    assert _untimed(game["headline"]) == _untimed(full["headline"])
+    assert merged["filters"] == {"levels": ["easy"]} == whole["filters"]  # every partner in: no partners filter
+    half = merge([early, _strip_partner(late, TEST_PART[3])])
+    assert set(half["filters"]["partners"]) == set(TEST_PART) - {TEST_PART[3]}
+
+
+def _strip_partner(result, member):
+    out = copy.deepcopy(result)
+    game = out["games"]["rope_team"]
+    game["cells"] = [c for c in game["cells"] if c["partner"] != member]
+    game["pool"]["test"] = [m for m in game["pool"]["test"] if m != member]
+    return out
+
+
+def test_a_cell_two_runs_played_differently_is_refused(partners):
+    late, early, _ = partners
+    other = copy.deepcopy(early)
+    cell = other["games"]["rope_team"]["cells"][0]
+    assert cell["kind"] == "self"
+    cell["deals"] = "".join("W" if ch == "L" else "L" for ch in cell["deals"])
+    with pytest.raises(RecordError, match="in two results with other games"):
+        merge([late, other])

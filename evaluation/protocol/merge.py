@@ -1,14 +1,16 @@
-"""One agent's result from runs of different games or levels: ``python -m cardzoo.evaluation.protocol.merge A.json
+"""One agent's result from runs of pieces of the benchmark: ``python -m cardzoo.evaluation.protocol.merge A.json
 B.json --out evaluation/results/benchmark --name search``.
 
-A slow agent is benchmarked a piece at a time, a game (``--only``) or some of a game's levels (``--levels``) per
-run, on the same deal key, budget, limits and pool parts: a cell does not depend on the others, so the runs
-together are the run of all their cells. This joins them into the one file the leaderboard reads; a game played in
-pieces gets its headline worked out again from the joined cells (its paired comparison from the reference's deals
-each cell keeps). It refuses runs that do not measure the same thing (another agent, protocol, package, deals,
-budget, pool, pool parts, partners or limits) or that both played a cell. Each run's command and compute are kept
-(``runs``); the compute is their sum. While the settings played do not cover every game's, the result stays
-filtered (``filters.levels``), a partial result.
+A slow agent is benchmarked a piece at a time -- a game (``--only``), some of a game's levels (``--levels``) or some
+of its pool (``--partners``) per run -- on the same deal key, budget, limits and pool parts: a cell does not depend
+on the others, so the runs together are the run of all their cells. This joins them into the one file the
+leaderboard reads. A game played in pieces gets its cells in the protocol's order, a cell two runs both played
+(the self-play cell of two runs with other partners) once, and its headline worked out again from the joined cells
+(the paired comparison from the reference's deals each cell keeps). It refuses runs that do not measure the same
+thing (another agent, protocol, package, deals, budget, pool version, pool parts or limits), a cell two runs played
+with different games, and a piece beside a run that played all of that game. Each run's command and compute are
+kept (``runs``); the compute is their sum. While the cells do not cover every setting and every member of the
+pool's played parts, the result stays filtered (``filters``): a partial result, which the leaderboard lists apart.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from cardzoo.agents.pools import PARTS
-from cardzoo.envs.common.errors import RecordError
+from cardzoo.envs.common.errors import OptionError, RecordError
 
 SAME = ("protocol", "package", "agent", "budget", "games_per_cell", "deals", "limits")
 
@@ -53,33 +55,85 @@ def _compute(runs: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
             "agent_cpu_seconds_per_game": per_game}
 
 
+def _members(game: str, pools: Sequence[Mapping[str, Any]]) -> dict[str, list[str]]:
+    """The pool of a game played in pieces: each part's members of all the pieces, in the shipped pool's order (the
+    protocol's order of cells) when it is that pool's version."""
+    from cardzoo.agents.pools import pool as shipped
+
+    version = pools[0].get("version")
+    if any(p.get("version") != version for p in pools):
+        raise RecordError(f"the runs of {game} played other pool versions: they do not measure the same thing")
+    try:
+        whole = shipped(game)
+        order = {m: i for i, m in enumerate(whole.members())} if whole.version == version else {}
+    except OptionError:  # a game or pool this package no longer has: the pieces' own order
+        order = {}
+    out = {}
+    for part in PARTS:
+        names = list(dict.fromkeys(m for p in pools for m in p.get(part, ())))
+        out[part] = sorted(names, key=lambda m: (order.get(m, len(order)), names.index(m)))
+    return out
+
+
 def _join_game(game: str, parts: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """One game's record from runs that played different settings of it (``--levels``): its cells in the protocol's
-    order of settings, and the headline worked out again from them."""
+    """One game's record from runs that played different cells of it (``--levels``, ``--partners``): its cells in
+    the protocol's order, a cell played by two runs once (the same deals: a self-play cell of two runs with
+    different partners), and the headline worked out again from them."""
     from .protocol import SETTING_NAMES
     from .run import headline
 
     first = parts[0]
-    for field in ("digest", "pool", "reference"):
+    for field in ("digest", "reference"):
         if any(p[field] != first[field] for p in parts):
             raise RecordError(f"the runs of {game} have another {field}: they do not measure the same thing")
-    settings = [s for p in parts for s in p["settings"]]
-    names = [s["name"] for s in settings]
-    twice = sorted({n for n in names if names.count(n) > 1})
-    if twice:
-        raise RecordError(f"{game} {twice[0]} is in two results: merge runs of different games or levels")
+    members = _members(game, [p["pool"] for p in parts])
+    if _whole_pool(game, {**first["pool"], **members}):  # every partner in: the pool as a run of all of it names it
+        from cardzoo.agents.pools import pool as shipped
+
+        members = {part: list(getattr(shipped(game), part, ())) for part in PARTS}
+    pool_record = {**first["pool"], **members}
+    settings = list({s["name"]: s for p in parts for s in p["settings"]}.values())
     order = {name: i for i, name in enumerate(SETTING_NAMES.get(game, ()))}
     settings.sort(key=lambda s: order.get(s["name"], len(order)))
     rank = {s["name"]: i for i, s in enumerate(settings)}
-    cells = sorted((c for p in parts for c in p["cells"]), key=lambda c: rank[c["setting"]])  # stable: cell order
+    seen: dict[tuple, Mapping[str, Any]] = {}
+    for c in (c for p in parts for c in p["cells"]):
+        key = (c["setting"], c["kind"], c["partner"], c["seat"])
+        if key in seen:
+            if seen[key]["deals"] != c["deals"]:
+                raise RecordError(f"{game} {c['setting']}: a cell ({c['kind']}, {c['partner']}, seat {c['seat']}) "
+                                  "is in two results with other games: they do not measure the same thing")
+            continue
+        seen[key] = c
+
+    def position(c: Mapping[str, Any]) -> tuple:
+        if c["kind"] == "self":
+            return (rank[c["setting"]], 0, 0, 0, 0)
+        part = c["part"]
+        return (rank[c["setting"]], 1, PARTS.index(part), members[part].index(c["partner"]), c["seat"])
+
+    cells = sorted(seen.values(), key=position)
     reference = None
     if first["reference"] is not None:
         if any("reference_deals" not in c for c in cells):
             raise RecordError(f"a run of {game} was made before the cells kept the reference's deals, so its paired "
                               "comparison cannot be worked out again: merge runs of whole games")
         reference = [{"kind": c["kind"], "part": c["part"], "deals": c["reference_deals"]} for c in cells]
-    pool = SimpleNamespace(**{part: tuple(first["pool"].get(part, ())) for part in PARTS})
-    return {**first, "settings": settings, "headline": headline(game, cells, reference, pool), "cells": cells}
+    pool = SimpleNamespace(**{part: tuple(members[part]) for part in PARTS})
+    return {**first, "settings": settings, "pool": pool_record, "headline": headline(game, cells, reference, pool),
+            "cells": cells}
+
+
+def _whole_pool(game: str, pool_record: Mapping[str, Any]) -> bool:
+    """Whether a game's merged pool holds every member of the shipped pool's played parts."""
+    from cardzoo.agents.pools import pool as shipped
+
+    try:
+        whole = shipped(game)
+    except OptionError:
+        return False
+    return whole.version == pool_record.get("version") and all(
+        set(getattr(whole, part, ())) <= set(pool_record.get(part, ())) for part in pool_record.get("played", ()))
 
 
 def merge(results: Sequence[Mapping[str, Any]], command: str | None = None) -> dict[str, Any]:
@@ -92,29 +146,30 @@ def merge(results: Sequence[Mapping[str, Any]], command: str | None = None) -> d
             if other.get(field) != first.get(field):
                 raise RecordError(f"result {i} has another {field} than result 1 ({other.get(field)!r} against "
                                   f"{first.get(field)!r}): they do not measure the same thing")
-        partners = [r.get("filters", {}).get("partners") for r in (other, first)]
-        if partners[0] != partners[1]:
-            raise RecordError(f"result {i} has another filters.partners than result 1 ({partners[0]!r} against "
-                              f"{partners[1]!r}): they do not measure the same thing")
     played = {tuple(g["pool"].get("played", ())) for r in results for g in r["games"].values()}
     if len(played) > 1:
         raise RecordError(f"the results played different parts of the pools ({sorted(played)}): they do not "
                           "measure the same thing")
     by_game: dict[str, list[Mapping[str, Any]]] = {}
+    whole: dict[str, int] = {}  # game -> a result that played all of it
     for i, r in enumerate(results, 1):
         for game, value in r["games"].items():
-            if game in by_game and "levels" not in r.get("filters", {}):
-                raise RecordError(f"{game} is in result {i} and an earlier one: merge runs of different games or "
-                                  "levels")
+            if not r.get("filters"):
+                whole.setdefault(game, i)
             by_game.setdefault(game, []).append(value)
+            if len(by_game[game]) > 1 and game in whole:
+                raise RecordError(f"{game} is in result {i} and an earlier one, and result {whole[game]} played all "
+                                  "of it: merge runs of different games, levels or partners")
     games = {g: parts[0] if len(parts) == 1 else _join_game(g, parts) for g, parts in by_game.items()}
     filters = {}
-    if first.get("filters", {}).get("partners") is not None:
-        filters["partners"] = first["filters"]["partners"]
     from .protocol import SETTING_NAMES
 
     if any(set(SETTING_NAMES.get(g, ())) - {s["name"] for s in v["settings"]} for g, v in games.items()):
         filters["levels"] = list(dict.fromkeys(s["name"] for v in games.values() for s in v["settings"]))
+    if any(r.get("filters", {}).get("partners") is not None for r in results) and not all(
+            _whole_pool(g, v["pool"]) for g, v in games.items()):
+        filters["partners"] = list(dict.fromkeys(m for v in games.values() for part in v["pool"].get("played", ())
+                                                 for m in v["pool"].get(part, ())))
     skipped = {g: why for r in results for g, why in r.get("skipped", {}).items() if g not in games}
     runs: list[dict[str, Any]] = []
     for r in results:  # a merged result merged again keeps the runs it was made of
