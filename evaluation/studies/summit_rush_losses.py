@@ -367,7 +367,7 @@ def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps({"command": command, "level": args.level, "games": args.games,
                                     "base_seed": LOSSES_BASE_SEED, "budget": args.budget,
-                                    "teams": summaries}, indent=1) + "\n")
+                                    "teams": summaries}, separators=(",", ":")) + "\n")  # the .md is to read
     args.out.with_suffix(".md").write_text(markdown(summaries, command))
     chart(summaries, args.out.with_suffix(".png"))
     return summaries
