@@ -166,6 +166,11 @@ def test_a_partial_result_is_listed_apart_with_what_it_left_out_not_ranked():
     apart = leaderboard.partial_table(both, "rope_team")
     assert "| [`random`](results/benchmark/random.md) | only easy, hard; only partners simple |" in apart[-1]
     assert leaderboard.partial_table([whole], "rope_team") == []
+    gap = copy.deepcopy(whole)  # a merge of pieces that left one partner's cell out of one setting
+    cells = gap["games"]["rope_team"]["cells"]
+    n = len(cells)
+    del cells[-1]
+    assert leaderboard.left_out(gap, "rope_team") == [f"{n - 1} of its settings' {n} cells"]
     assert "Played in part" in leaderboard.page(both)
     readme = leaderboard.readme_table(both)
     assert "Played in part (on the leaderboard, not here): `random` (Rope Team)." in " ".join(readme.split())

@@ -71,9 +71,15 @@ def left_out(result: Mapping[str, Any], game: str) -> list[str]:
     result is partial there: its rates are of other cells than the ranked ones', so it is listed apart."""
     from .protocol import SETTING_NAMES
 
-    played = [s["name"] for s in result["games"][game]["settings"]]
+    record = result["games"][game]
+    played = [s["name"] for s in record["settings"]]
     missing = [s for s in SETTING_NAMES.get(game, ()) if s not in played]
     out = [f"only {', '.join(played)}"] if missing else []
+    parts = record["pool"].get("played", ())
+    per_setting = sum(len(record["pool"].get(part, ())) for part in parts) * 2 + (record["headline"]["self"]
+                                                                                   is not None)
+    if parts and len(record["cells"]) < per_setting * len(played):  # a setting without some partners' cells
+        out.append(f"{len(record['cells'])} of its settings' {per_setting * len(played)} cells")
     if (result.get("filters") or {}).get("partners") is not None:
         out.append(f"only partners {', '.join(result['filters']['partners'])}")
     if any(f["game"] == game for f in result.get("failures", [])):
