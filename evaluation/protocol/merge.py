@@ -16,8 +16,6 @@ pool's played parts, the result stays filtered (``filters``): a partial result, 
 from __future__ import annotations
 
 import argparse
-import hashlib
-import json
 import shlex
 import sys
 from collections.abc import Mapping, Sequence
@@ -27,13 +25,9 @@ from typing import Any
 from cardzoo.agents.pools import PARTS
 from cardzoo.envs.common.errors import OptionError, RecordError
 
+from .results import result_digest
+
 SAME = ("protocol", "package", "agent", "budget", "games_per_cell", "deals", "limits")
-
-
-def result_digest(games: Mapping[str, Mapping[str, Any]]) -> str:
-    """A result's digest: of its games' digests, so it names the agent's behaviour in every game it played."""
-    digests = json.dumps({g: games[g]["digest"] for g in games}, sort_keys=True)
-    return "sha256:" + hashlib.sha256(digests.encode()).hexdigest()
 
 
 def _compute(runs: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:

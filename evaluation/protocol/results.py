@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from collections.abc import Mapping
@@ -20,6 +21,12 @@ def file_name(agent: str) -> str:
     stem = agent.replace("\\", "/").rsplit("/", 1)[-1]
     stem = stem[:-4] if stem.endswith(".npz") else stem
     return re.sub(r"[^A-Za-z0-9._-]+", "_", stem).strip("._") or "agent"
+
+
+def result_digest(games: Mapping[str, Mapping[str, Any]]) -> str:
+    """A result's digest: of its games' digests, so it names the agent's behaviour in every game it played."""
+    digests = json.dumps({g: games[g]["digest"] for g in games}, sort_keys=True)
+    return "sha256:" + hashlib.sha256(digests.encode()).hexdigest()
 
 
 def pct(rate: float | None, digits: int = 1) -> str:

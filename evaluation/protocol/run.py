@@ -38,8 +38,8 @@ from cardzoo.envs.registry import GAMES
 from cardzoo.evaluation.matches.runner import Matchup, run
 
 from . import protocol
-from .merge import result_digest
 from .protocol import Cell, Setting
+from .results import result_digest
 from .seeds import BENCHMARK, benchmark_seeds, check_benchmark_seeds, keyed_deals, parse_key
 
 ERROR_EXAMPLES = 3  # error messages kept per cell (the count holds them all)
