@@ -64,7 +64,7 @@ def markdown(result: Mapping[str, Any]) -> str:
              "intervals; cross-play pools both seats; the gap is self-play minus cross-play; paired comparisons "
              "are on the same deals, seats and partners.", ""]
     if result.get("runs"):
-        lines += [f"Made by {len(result['runs'])} runs on the same deals, one a game "
+        lines += [f"Made by {len(result['runs'])} runs of pieces on the same deals "
                   + ("(" + "; ".join(f"{', '.join(r['games'])}: `{r['command']}`" for r in result["runs"]) + ")")
                   + (f", joined by `{result['command']}`" if result.get("command") else "") + ".", ""]
     elif result.get("command"):
