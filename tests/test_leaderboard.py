@@ -166,6 +166,9 @@ def test_a_partial_result_is_listed_apart_with_what_it_left_out_not_ranked():
     apart = leaderboard.partial_table(both, "rope_team")
     assert "| [`random`](results/benchmark/random.md) | only easy, hard; only partners simple |" in apart[-1]
     assert leaderboard.partial_table([whole], "rope_team") == []
+    older = {**copy.deepcopy(partial), "protocol": "benchmark_v1", "_stem": "random_v1"}
+    assert "played again" not in leaderboard.older_table([older], [partial])[-1]  # only in part: v1 still stands
+    assert "played again" in leaderboard.older_table([{**older, "agent": "simple"}], [whole])[-1]
     gap = copy.deepcopy(whole)  # a merge of pieces that left one partner's cell out of one setting
     cells = gap["games"]["rope_team"]["cells"]
     n = len(cells)

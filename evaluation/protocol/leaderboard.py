@@ -37,7 +37,7 @@ def _link(result: Mapping[str, Any]) -> str:
 
 def _replayed(result: Mapping[str, Any], ranked: Sequence[Mapping[str, Any]]) -> set[str]:
     """The games of an older ``result`` its agent has been played again in under the ranked protocol."""
-    return {g for r in ranked if r["agent"] == result["agent"] for g in r["games"]}
+    return {g for r in ranked if r["agent"] == result["agent"] for g in r["games"] if not left_out(r, g)}
 
 
 def _versions(results: Sequence[Mapping[str, Any]]) -> str:
@@ -233,7 +233,7 @@ def older_table(older: Sequence[Mapping[str, Any]], ranked: Sequence[Mapping[str
     for r in sorted(older, key=lambda r: r["agent"]):
         again = _replayed(r, ranked)
         rates = ["played again" if g in again else
-                 pct(((r["games"].get(g) or {}).get("headline") or {}).get("cross", {}).get("test", {}).get("rate"))
+                 pct((((r["games"].get(g) or {}).get("headline") or {}).get("cross", {}).get("test") or {}).get("rate"))
                  if g in r["games"] else "–" for g in games]
         lines.append(f"| {_link(r)} | {r['protocol']} | {_budget(r)} | " + " | ".join(rates) + " |")
     return lines
