@@ -25,6 +25,7 @@ from typing import Any
 from cardzoo.agents.pools import PARTS
 from cardzoo.envs.common.errors import OptionError, RecordError
 
+from .protocol import SETTING_NAMES
 from .results import result_digest
 
 SAME = ("protocol", "package", "agent", "budget", "games_per_cell", "deals", "limits")
@@ -73,7 +74,6 @@ def _join_game(game: str, parts: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """One game's record from runs that played different cells of it (``--levels``, ``--partners``): its cells in
     the protocol's order, a cell played by two runs once (the same deals: a self-play cell of two runs with
     different partners), and the headline worked out again from them."""
-    from .protocol import SETTING_NAMES
     from .run import headline
 
     first = parts[0]
@@ -156,7 +156,6 @@ def merge(results: Sequence[Mapping[str, Any]], command: str | None = None) -> d
                                   "of it: merge runs of different games, levels or partners")
     games = {g: parts[0] if len(parts) == 1 else _join_game(g, parts) for g, parts in by_game.items()}
     filters = {}
-    from .protocol import SETTING_NAMES
 
     if any(set(SETTING_NAMES.get(g, ())) - {s["name"] for s in v["settings"]} for g, v in games.items()):
         filters["levels"] = list(dict.fromkeys(s["name"] for v in games.values() for s in v["settings"]))

@@ -65,7 +65,6 @@ from cardzoo.envs.summit_rush import rules
 # not the report's (0..), training's held-out (10M), distillation's (30M), the belief's (50M+), its reads (95M)
 LOSSES_BASE_SEED = 70_000_000
 RESULTS = Path(__file__).resolve().parents[1] / "results" / "summit_rush_losses"
-KINDS = ("wait_with_a_play", "turn_with_a_play", "turn", "play", "wait")
 KNOWABLE = 0.25  # a rescue that wins this much more often over the resampled deals was a choice, not luck
 
 
