@@ -19,6 +19,7 @@ from .summit_rush_partners import PARTNERS as SUMMIT_PARTNERS
 from .summit_rush_search import SummitRushSearch
 from .summit_rush_simple import SummitRushSimple
 from .summit_rush_talk import Muted, SummitRushSimpleTalk
+from .summit_rush_turns import DeadTopTurns
 
 
 def _learned(*names: str, fallback: Callable | None = None):
@@ -73,6 +74,10 @@ AGENTS: dict[str, dict[str, Callable]] = {
     "learned_v1": {"rope_team_v0": _learned("rope_team"),
                    "summit_rush_v0": _learned("summit_rush_normal", "summit_rush_hard", fallback=SummitRushSimple),
                    "rook_v0": _learned("rook")},
+    # learned's moves; who turns when nothing fits, by the dead-top convention (issue 40: the largest knowable cause
+    # of a lost deal in evaluation/results/summit_rush_losses)
+    "learned_turns": {"summit_rush_v0": lambda seed: DeadTopTurns(AGENTS["learned"]["summit_rush_v0"](seed),
+                                                                  name="learned_turns")},
     "learned_talk": {"summit_rush_v0": _TALK},  # trained in talking games
     "learned_talk_muted": {"summit_rush_v0": lambda seed: Muted(_TALK(seed))},
     "learned_seed1": {"rope_team_v0": _learned("rope_team_v2_seed1")},  # learned's recipe, seed 1 (cross-play)

@@ -1,0 +1,103 @@
+"""Summit Rush: who turns a stock card when nothing fits -- the dead-top convention, over any agent's plays.
+
+When no free card fits either pile, one stock card must be turned, and it covers the top of the turner's pile. The
+document's tips say only that one of you turns ("I'll turn!"); the simple strategy lets the seat that has turned
+fewest do it. But the two tops are not worth the same: a top whose neighbours are already gone (on the piles, or
+face up and unplayable) will take few of the cards still to come, while the other may take many. The loss study
+(:mod:`cardzoo.evaluation.studies.summit_rush_losses`) found this choice to be the largest cause of a lost deal a
+player could have seen coming ("turn -> wait": the deal was still winnable had the partner turned instead).
+
+**The convention.** When nothing fits, the seat whose pile top has the fewest *outs* turns: the cards not yet seen
+(not on a pile, not face up) of the ranks one above and one below it. Ties go to the seat that has turned fewest,
+then to the lower seat. Everything it reads is public, so two players who keep it agree on the turner without a
+word, as simple's rule does.
+
+:class:`DeadTopTurns` puts the convention over another Summit Rush agent: the agent chooses every move, except in a
+tick where no play is legal, where the convention says whether this seat turns or waits (the agent's message, in a
+talking game, is kept). Strangers keep other rules, so it also:
+
+- does not turn when a partner said "I'll turn" or "don't turn" during the last tick (as ``simple_talk`` listens);
+- turns after one tick in which nothing fits and nobody turned, if it can: a partner whose rule named this seat, or
+  whose stock is empty, would otherwise wait with it until the clock ran out.
+
+It acts on the observation and mask only: the turns made so far are counted from the observations (as simple's
+memory does).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from cardzoo.envs.common.layout import to_bits
+from cardzoo.envs.summit_rush.rules import N_PEAKS, SAY_DONT_TURN, SAY_TURN
+
+from .summit_rush_simple import _NEIGHBOURS, SummitRushSimple, Table, decode_table, unseen_by_rank
+
+
+def outs(table: Table, pile: int) -> int:
+    """How many cards not yet seen would fit the top of ``pile`` (one rank above or below, round the corner if the
+    game wraps)."""
+    unseen = unseen_by_rank(table)
+    top = (table.tops[pile] % 13 + 1) % 13
+    return sum(unseen[r] for r in _NEIGHBOURS[table.wrap][top])
+
+
+def dead_top_turner(table: Table, turned: list[int]) -> int:
+    """The seat the convention names to turn: fewest outs on its pile's top, then fewest turned, then lowest."""
+    return min(range(table.piles), key=lambda p: (outs(table, p), turned[p], p))
+
+
+class _TurnMemory(SummitRushSimple):
+    """Simple's count of the stock cards each seat has turned, fed the observations; plays nothing itself."""
+
+
+class DeadTopTurns:
+    """Another Summit Rush agent's moves, with the dead-top convention for who turns (the module docstring)."""
+
+    def __init__(self, agent, name: str | None = None):
+        self.agent = agent
+        self.name = name or f"{getattr(agent, 'name', 'agent')}_turns"
+        self.policies = getattr(agent, "policies", None)  # a learned agent's weights name its cached results
+        self.memory = _TurnMemory()
+        self._idle: tuple[int, int] | None = None  # the table of the last tick if nothing fitted and nobody turned
+
+    @property
+    def description(self) -> str:
+        inner = getattr(self.agent, "description", self.agent.name if hasattr(self.agent, "name") else "an agent")
+        return f"{inner}; who turns when nothing fits: the dead-top convention (summit_rush_turns)"
+
+    def reset(self, seed: int | None = None) -> None:
+        self.agent.reset(seed)
+        self.memory.reset(seed)
+        self._idle = None
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        if not action_mask.any():
+            raise ValueError("the action mask has no legal action: this agent is not to move")
+        action = int(self.agent.act(observation, action_mask))
+        n_actions = action_mask.shape[0]
+        table = Table(decode_table(to_bits(observation), observation.shape[0], n_actions))
+        memory = self.memory
+        memory._remember(table)
+        n = table.piles
+        n_moves = N_PEAKS * n + 2
+        turn, wait = n_moves - 2, n_moves - 1
+        legal = to_bits(action_mask[:n_moves])
+        message, move = divmod(action, n_moves)
+        state = (table.present, table.on_piles)
+        if not legal & ((1 << turn) - 1):  # nothing fits: the convention says who turns
+            stalled = self._idle == state
+            move = turn if self._turns(table, stalled) and legal >> turn & 1 else wait
+            self._idle = state if move == wait else None
+        else:
+            self._idle = None
+        memory._i_turned = move == turn
+        return message * n_moves + move
+
+    def _turns(self, table: Table, stalled: bool) -> bool:
+        me = table.seat
+        heard = [m[0] for q, m in enumerate(table.heard) if q != me and m is not None and m[1] == 0]
+        if any(m in (SAY_TURN, SAY_DONT_TURN) for m in heard):
+            return False
+        return stalled or dead_top_turner(table, self.memory.turned) == me
+
