@@ -22,6 +22,9 @@ talking game, is kept). Strangers keep other rules, so it also:
 
 It acts on the observation and mask only: the turns made so far are counted from the observations (as simple's
 memory does).
+
+One seat turns, never both: on a short clock two stock cards turned in one tick can save the tick, and an agent
+that does so (``learned`` on Expert) is weakened by this convention -- see ``learned_turns`` on the leaderboard.
 """
 
 from __future__ import annotations
@@ -31,24 +34,19 @@ import numpy as np
 from cardzoo.envs.common.layout import to_bits
 from cardzoo.envs.summit_rush.rules import N_PEAKS, SAY_DONT_TURN, SAY_TURN
 
-from .summit_rush_simple import _NEIGHBOURS, SummitRushSimple, Table, decode_table, unseen_by_rank
+from .summit_rush_simple import _NEIGHBOURS, SummitRushSimple, Table, _grank, decode_table, unseen_by_rank
 
 
 def outs(table: Table, pile: int) -> int:
     """How many cards not yet seen would fit the top of ``pile`` (one rank above or below, round the corner if the
     game wraps)."""
     unseen = unseen_by_rank(table)
-    top = (table.tops[pile] % 13 + 1) % 13
-    return sum(unseen[r] for r in _NEIGHBOURS[table.wrap][top])
+    return sum(unseen[r] for r in _NEIGHBOURS[table.wrap][_grank(table.tops[pile] % 13)])
 
 
 def dead_top_turner(table: Table, turned: list[int]) -> int:
     """The seat the convention names to turn: fewest outs on its pile's top, then fewest turned, then lowest."""
     return min(range(table.piles), key=lambda p: (outs(table, p), turned[p], p))
-
-
-class _TurnMemory(SummitRushSimple):
-    """Simple's count of the stock cards each seat has turned, fed the observations; plays nothing itself."""
 
 
 class DeadTopTurns:
@@ -58,12 +56,12 @@ class DeadTopTurns:
         self.agent = agent
         self.name = name or f"{getattr(agent, 'name', 'agent')}_turns"
         self.policies = getattr(agent, "policies", None)  # a learned agent's weights name its cached results
-        self.memory = _TurnMemory()
+        self.memory = SummitRushSimple()  # only its count of each seat's turns is used, fed every observation
         self._idle: tuple[int, int] | None = None  # the table of the last tick if nothing fitted and nobody turned
 
     @property
     def description(self) -> str:
-        inner = getattr(self.agent, "description", self.agent.name if hasattr(self.agent, "name") else "an agent")
+        inner = getattr(self.agent, "description", getattr(self.agent, "name", "an agent"))
         return f"{inner}; who turns when nothing fits: the dead-top convention (summit_rush_turns)"
 
     def reset(self, seed: int | None = None) -> None:
