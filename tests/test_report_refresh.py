@@ -88,15 +88,37 @@ def test_figures_on_fewer_deals_than_the_issue_asks_say_so():
 
 
 def test_the_targets_block_states_the_benchmarks_cross_play_gap():
-    bench = json.loads((RESULTS / "benchmark" / "search_learned.json").read_text())
+    entry = targets._cross_play_results()["rope_team"]
     page = (REPORT / "summary.md").read_text()
-    head = bench["games"]["rope_team"]["headline"]
+    head = entry["result"]["headline"]
     gap = head["gap"]["test"]
     verdict = "reached" if gap <= targets.CROSS_PLAY_GAP else "not reached"
-    assert (f"Rope Team cross-play, `search_learned` with the test pool (benchmark_v1, {bench['games_per_cell']} games "
-            f"per cell, both seats): {100 * head['cross']['test']['rate']:.1f}%") in page
+    assert (f"Rope Team cross-play, `search_learned` with the test pool ({entry['protocol']}, "
+            f"{entry['games_per_cell']} games per cell, both seats; `{entry['stem']}.json`): "
+            f"{100 * head['cross']['test']['rate']:.1f}%") in page
     assert f"a gap of {100 * gap:+.1f} points; target at most 5 -- {verdict}." in page
     assert "Rook for Two cross-play" not in page  # competitive: no self-play to compare with
+
+
+def test_cross_play_takes_each_game_from_the_newest_result_that_played_all_of_it(tmp_path, monkeypatch):
+    """A game the newer protocol has played only in part (one level of four) keeps the older complete figure; once
+    complete, the newer one replaces it, game by game."""
+    older = json.loads((RESULTS / "benchmark" / "search_learned_v1.json").read_text())
+    newer = json.loads(json.dumps(older))
+    newer["protocol"] = "benchmark_v2"
+    rope = newer["games"]["rope_team"]
+    rope["settings"] = rope["settings"][:1]  # only easy: partial
+    (tmp_path / "benchmark").mkdir()
+    (tmp_path / "benchmark" / "search_learned_v1.json").write_text(json.dumps(older))
+    (tmp_path / "benchmark" / "search_learned.json").write_text(json.dumps(newer))
+    monkeypatch.setattr(targets, "RESULTS", tmp_path)
+    chosen = targets._cross_play_results()
+    assert chosen["rope_team"]["stem"] == "search_learned_v1"
+    assert chosen["summit_rush"]["stem"] == "search_learned"
+    assert "rook" not in chosen
+    lines = targets._cross_play()
+    assert lines[0].startswith("- Rope Team cross-play, `search_learned` with the test pool (benchmark_v1, 12 games")
+    assert "(benchmark_v2, 12 games per cell, both seats; `search_learned.json`)" in lines[1]
 
 
 def test_a_talking_level_takes_the_silent_figure_only_when_every_checked_deal_was_the_same_game():

@@ -89,25 +89,47 @@ def _rope_team(rows: dict) -> list[str]:
     return out
 
 
-def _cross_play() -> list[str]:
-    bench = RESULTS / "benchmark" / "search_learned.json"
-    if not bench.is_file():
-        return ["- Cross-play of the best agent with the benchmark's test pool: not measured (no "
-                "`evaluation/results/benchmark/search_learned.json`)."]
-    data = json.loads(bench.read_text())
-    out = []
-    for result in data["games"].values():
-        head = result["headline"]
-        if not head.get("self"):  # a competitive game (Rook) has no self-play, nor a cross-play target
+def _cross_play_results() -> dict[str, dict]:
+    """Each cooperative game's ``search_learned`` result: the newest protocol's (``search_learned.json``) where it
+    played all of that game, else the older one kept beside it (``search_learned_v1.json``). A game played only in
+    part under the newer protocol (its levels run a piece at a time) keeps its complete older figure until then."""
+    from cardzoo.evaluation.protocol.leaderboard import left_out
+
+    chosen: dict[str, dict] = {}
+    for stem in ("search_learned", "search_learned_v1"):
+        path = RESULTS / "benchmark" / f"{stem}.json"
+        if not path.is_file():
             continue
+        data = json.loads(path.read_text())
+        for game, result in data["games"].items():
+            if game in chosen or left_out(data, game) or not result["headline"].get("self"):
+                continue  # competitive (Rook): no self-play, nor a cross-play target
+            chosen[game] = {"stem": stem, "protocol": data["protocol"], "games_per_cell": data["games_per_cell"],
+                            "result": result}
+    return chosen
+
+
+def _cross_play() -> list[str]:
+    chosen = _cross_play_results()
+    if not chosen:
+        return ["- Cross-play of the best agent with the benchmark's test pool: not measured (no complete game in "
+                "`evaluation/results/benchmark/search_learned.json` or `search_learned_v1.json`)."]
+    from cardzoo.evaluation.protocol.leaderboard import ORDER
+
+    out = []
+    for game in sorted(chosen, key=lambda g: (ORDER.index(g) if g in ORDER else len(ORDER), g)):
+        entry = chosen[game]
+        result = entry["result"]
+        head = result["headline"]
         gap = head["gap"]["test"]
         said = "reached" if gap <= CROSS_PLAY_GAP else "not reached"
         levels = "; ".join(f"{name} {100 * s['test']['rate']:.1f}% of {s['test']['games']} (self-play "
                            f"{100 * s['self']['rate']:.1f}% of {s['self']['games']})"
                            for name, s in head["settings"].items())
         worst = head["worst"]
-        out.append(f"- {result['title']} cross-play, `search_learned` with the test pool (benchmark_v1, "
-                   f"{data['games_per_cell']} games per cell, both seats): {rate_text(head['cross']['test'])} of "
+        out.append(f"- {result['title']} cross-play, `search_learned` with the test pool ({entry['protocol']}, "
+                   f"{entry['games_per_cell']} games per cell, both seats; `{entry['stem']}.json`): "
+                   f"{rate_text(head['cross']['test'])} of "
                    f"{head['cross']['test']['games']} against {rate_text(head['self'])} of {head['self']['games']} in "
                    f"self-play on the same deals, a gap of {100 * gap:+.1f} points; target at most "
                    f"{100 * CROSS_PLAY_GAP:.0f} -- {said}. By level: {levels}. Worst partner: "
