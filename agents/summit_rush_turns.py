@@ -23,14 +23,23 @@ talking game, is kept). Strangers keep other rules, so it also:
 It acts on the observation and mask only: the turns made so far are counted from the observations (as simple's
 memory does).
 
-One seat turns, never both: on a short clock two stock cards turned in one tick can save the tick, and an agent
-that does so (``learned`` on Expert) is weakened by this convention -- see ``learned_turns`` on the leaderboard.
+**A short clock.** Two stock cards turned in one tick cost a stock card but save a tick, and when the clock is
+short the tick is worth more: ``learned`` turns on both seats in many of its stuck Expert ticks, and holding it to
+one turner there lost 8 points while the convention gained at Normal. So in a game whose clock has fewer than
+``double_below`` ticks per peak card (1.25 by default: Expert's 30 ticks for 28 cards, not Hard's 40 or Normal's
+60), the seat the convention does not name still turns if its own agent wants to. It is the whole game's clock
+that decides, not the ticks left: a rule on the ticks left per card still to clear switched the doubles off in
+the middle of Expert games, where they still paid (the study below). The clock is read as a level preset's (as
+the search agent reads it); a custom clock no preset has, or an untimed game, counts as long. ``double_below=0``
+turns this off. The measurements behind the default: ``evaluation/results/summit_rush_turns.json`` (``python -m
+cardzoo.evaluation.studies.summit_rush_turns``).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from cardzoo.envs.common.errors import OptionError
 from cardzoo.envs.common.layout import to_bits
 from cardzoo.envs.summit_rush.rules import N_PEAKS, SAY_DONT_TURN, SAY_TURN
 
@@ -44,6 +53,19 @@ def outs(table: Table, pile: int) -> int:
     return sum(unseen[r] for r in _NEIGHBOURS[table.wrap][_grank(table.tops[pile] % 13)])
 
 
+DOUBLE_BELOW = 1.25  # the clock's ticks per peak card below which both seats may turn (the module docstring)
+
+
+def clock_ticks(observation: np.ndarray, n_actions: int) -> int | None:
+    """The whole game's clock in ticks, or None for an untimed game or a clock of no level preset."""
+    from .summit_rush_search import Public  # the search reads the clock the same way
+
+    try:
+        return Public(to_bits(observation), observation.shape[0], n_actions).ticks
+    except OptionError:
+        return None
+
+
 def dead_top_turner(table: Table, turned: list[int]) -> int:
     """The seat the convention names to turn: fewest outs on its pile's top, then fewest turned, then lowest."""
     return min(range(table.piles), key=lambda p: (outs(table, p), turned[p], p))
@@ -52,7 +74,10 @@ def dead_top_turner(table: Table, turned: list[int]) -> int:
 class DeadTopTurns:
     """Another Summit Rush agent's moves, with the dead-top convention for who turns (the module docstring)."""
 
-    def __init__(self, agent, name: str | None = None):
+    def __init__(self, agent, name: str | None = None, double_below: float = DOUBLE_BELOW):
+        if not double_below >= 0:
+            raise OptionError(f"double_below must be a number of ticks per card, 0 or more, not {double_below!r}")
+        self.double_below = double_below
         self.agent = agent
         self.name = name or f"{getattr(agent, 'name', 'agent')}_turns"
         self.policies = getattr(agent, "policies", None)  # a learned agent's weights name its cached results
@@ -85,12 +110,17 @@ class DeadTopTurns:
         state = (table.present, table.on_piles)
         if not legal & ((1 << turn) - 1):  # nothing fits: the convention says who turns
             stalled = self._idle == state
-            move = turn if self._turns(table, stalled) and legal >> turn & 1 else wait
+            wants = move == turn and self._short_clock(observation, n_actions)
+            move = turn if self._turns(table, stalled or wants) and legal >> turn & 1 else wait
             self._idle = state if move == wait else None
         else:
             self._idle = None
         memory._i_turned = move == turn
         return message * n_moves + move
+
+    def _short_clock(self, observation: np.ndarray, n_actions: int) -> bool:
+        ticks = clock_ticks(observation, n_actions)
+        return ticks is not None and ticks < self.double_below * N_PEAKS
 
     def _turns(self, table: Table, stalled: bool) -> bool:
         me = table.seat

@@ -11,8 +11,9 @@ import pytest
 
 from cardzoo.agents.registry import make_agent
 from cardzoo.agents.summit_rush_simple import SummitRushSimple, Table, decode
-from cardzoo.agents.summit_rush_turns import DeadTopTurns, dead_top_turner, outs
+from cardzoo.agents.summit_rush_turns import DOUBLE_BELOW, DeadTopTurns, clock_ticks, dead_top_turner, outs
 from cardzoo.envs import summit_rush_v0
+from cardzoo.envs.common.errors import OptionError
 from cardzoo.envs.common.layout import to_bits
 from cardzoo.envs.summit_rush import rules
 from cardzoo.envs.summit_rush.rules import N_PEAKS
@@ -80,7 +81,7 @@ def test_only_the_dead_top_seat_turns_and_the_rest_is_the_wrapped_agent(seat_nam
     env = summit_rush_v0.parallel_env(level="normal", illegal_action="raise")
     inner = [make_agent(n, "summit_rush_v0", seed=0) for n in seat_names]
     twins = [make_agent(n, "summit_rush_v0", seed=0) for n in seat_names]  # the same agents, unwrapped
-    team = [DeadTopTurns(a) for a in inner]
+    team = [DeadTopTurns(a, double_below=0) for a in inner]  # the convention alone: one turner
     stuck_ticks = 0
     for seed in range(6):
         obs, _ = env.reset(seed=seed)
@@ -164,3 +165,56 @@ def test_a_partners_announced_turn_is_left_to_the_partner():
     env, agent = quiet
     obs, *_ = env.step({"player_0": wait, "player_1": wait})
     assert agent.act(obs["player_0"]["observation"], obs["player_0"]["action_mask"]) % env.n_moves == env.TURN
+
+
+@pytest.mark.parametrize("level", ["expert", "hard"])
+def test_on_a_short_clock_the_seat_not_named_keeps_its_own_agents_turn(level):
+    """Games of ``learned``: at a stuck tick of an Expert game (30 ticks for 28 peak cards, under ``double_below``
+    ticks a card) the turners are the named seat and every seat whose policy turns; at Hard (40 ticks), the named
+    seat alone. The clock is read from the observation as the rules have it."""
+    env = summit_rush_v0.parallel_env(level=level, talk=False, illegal_action="raise")
+    inner = [make_agent("learned", "summit_rush_v0", seed=0) for _ in range(2)]
+    twins = [make_agent("learned", "summit_rush_v0", seed=0) for _ in range(2)]
+    team = [DeadTopTurns(a) for a in inner]
+    short = level == "expert"
+    stuck = doubles = 0
+    turn = N_PEAKS * 2
+    for seed in range(30):
+        obs, _ = env.reset(seed=seed)
+        assert short == (env.game.config.ticks < DOUBLE_BELOW * N_PEAKS)
+        for a in team + twins:
+            a.reset(seed)
+        while env.agents:
+            s = env.game.copy()
+            names = env.possible_agents
+            assert clock_ticks(obs[names[0]]["observation"], s.config.n_actions) == s.config.ticks
+            actions = [team[i].act(obs[n]["observation"], obs[n]["action_mask"]) for i, n in enumerate(names)]
+            named = dead_top_turner(_table(s), team[0].memory.turned)  # the turns it counted at this tick
+            plain = [twins[i].act(obs[n]["observation"], obs[n]["action_mask"]) % s.config.n_moves == turn
+                     for i, n in enumerate(names)]
+            if not rules.play_bits(s) and all(s.stock_left):
+                stuck += 1
+                turners = [i for i, a in enumerate(actions) if a % s.config.n_moves == turn]
+                assert turners == (sorted({named} | {i for i in range(2) if plain[i]}) if short else [named])
+                doubles += len(turners) == 2
+            obs, *_ = env.step(dict(zip(names, actions, strict=True)))
+    assert stuck > 20 and (doubles > 5 if short else doubles == 0)
+
+
+def test_double_below_must_be_a_number_of_ticks_and_zero_turns_doubles_off():
+    for bad in (-1, float("nan")):
+        with pytest.raises(OptionError, match="double_below must be a number of ticks per card"):
+            DeadTopTurns(make_agent("simple", "summit_rush_v0"), double_below=bad)
+    env = summit_rush_v0.parallel_env(level="expert", talk=False)
+    obs, _ = env.reset(seed=0)
+    seen = obs["player_0"]["observation"], env.game.config.n_actions
+    assert DeadTopTurns(make_agent("simple", "summit_rush_v0"))._short_clock(*seen)  # Expert: 30 ticks, 28 cards
+    assert not DeadTopTurns(make_agent("simple", "summit_rush_v0"), double_below=0)._short_clock(*seen)
+    untimed = summit_rush_v0.parallel_env(time_limit=None, talk=False)
+    obs, _ = untimed.reset(seed=0)
+    assert clock_ticks(obs["player_0"]["observation"], untimed.game.config.n_actions) is None
+    assert not DeadTopTurns(make_agent("simple", "summit_rush_v0"), double_below=100)._short_clock(
+        obs["player_0"]["observation"], untimed.game.config.n_actions)  # no clock: never short
+    custom = summit_rush_v0.parallel_env(time_limit=57.0, talk=False)  # 19 ticks: short, but no level's clock
+    obs, _ = custom.reset(seed=0)
+    assert clock_ticks(obs["player_0"]["observation"], custom.game.config.n_actions) is None
