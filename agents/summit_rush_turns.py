@@ -28,9 +28,9 @@ short the tick is worth more: ``learned`` turns on both seats in many of its stu
 one turner there lost 8 points while the convention gained at Normal. So in a game whose clock has fewer than
 ``double_below`` ticks per peak card (1.25 by default: Expert's 30 ticks for 28 cards, not Hard's 40 or Normal's
 60), the seat the convention does not name still turns if its own agent wants to. It is the whole game's clock
-that decides, not the ticks left: a rule on the ticks left per card still to clear switched the doubles off in
-the middle of Expert games, where they still paid (the study below). The clock is read as a level preset's (as
-the search agent reads it); a custom clock no preset has, or an untimed game, counts as long. ``double_below=0``
+that decides, not the ticks left: a rule on the ticks left per card still to clear was tried, and it switched the
+doubles off in the middle of Expert games, where they still paid. The clock is read as a level preset's (as the
+search agent reads it); a custom clock no preset has, or an untimed game, counts as long. ``double_below=0``
 turns this off. The measurements behind the default: ``evaluation/results/summit_rush_turns.json`` (``python -m
 cardzoo.evaluation.studies.summit_rush_turns``).
 """
