@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from .protocol import BUDGETS
-from .results import file_name, pct, read
+from .results import file_name, left_out, pct, read
 
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "evaluation" / "results" / "benchmark"
@@ -63,28 +63,6 @@ def _games(results: Sequence[Mapping[str, Any]]) -> list[str]:
 def _budget(result: Mapping[str, Any]) -> str:
     n = result["games_per_cell"]
     return f"{n:,}" + ("" if result["budget"] in BUDGETS else " (custom)")
-
-
-def left_out(result: Mapping[str, Any], game: str) -> list[str]:
-    """What a result did not play of ``game`` (empty: all of it): settings not played (``--levels``, or runs of
-    pieces not yet all merged), partners not played (``--partners``), cells after a failure stopped the run. Such a
-    result is partial there: its rates are of other cells than the ranked ones', so it is listed apart."""
-    from .protocol import SETTING_NAMES
-
-    record = result["games"][game]
-    played = [s["name"] for s in record["settings"]]
-    missing = [s for s in SETTING_NAMES.get(game, ()) if s not in played]
-    out = [f"only {', '.join(played)}"] if missing else []
-    parts = record["pool"].get("played", ())
-    per_setting = sum(len(record["pool"].get(part, ())) for part in parts) * 2 + (record["headline"]["self"]
-                                                                                   is not None)
-    if parts and len(record["cells"]) < per_setting * len(played):  # a setting without some partners' cells
-        out.append(f"{len(record['cells'])} of its settings' {per_setting * len(played)} cells")
-    if (result.get("filters") or {}).get("partners") is not None:
-        out.append(f"only partners {', '.join(result['filters']['partners'])}")
-    if any(f["game"] == game for f in result.get("failures", [])):
-        out.append("stopped by a failure")
-    return out
 
 
 def _key(game: str, result: Mapping[str, Any]) -> tuple:

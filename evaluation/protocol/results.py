@@ -13,7 +13,7 @@ from typing import Any
 from cardzoo.envs.common.errors import RecordError
 from cardzoo.envs.common.stats import format_p
 
-from .protocol import READABLE
+from .protocol import READABLE, SETTING_NAMES
 
 
 def file_name(agent: str) -> str:
@@ -187,3 +187,23 @@ def read(path: str | Path) -> dict[str, Any]:
     if not isinstance(data, dict) or data.get("protocol") not in READABLE or not isinstance(data.get("games"), dict):
         raise RecordError(f"benchmark result {path}: not a result of {' or '.join(READABLE)}")
     return data
+
+
+def left_out(result: Mapping[str, Any], game: str) -> list[str]:
+    """What a result did not play of ``game`` (empty: all of it): settings not played (``--levels``, or runs of
+    pieces not yet all merged), partners not played (``--partners``), cells after a failure stopped the run. Such a
+    result is partial there: its rates are of other cells than the ranked ones', so it is listed apart."""
+    record = result["games"][game]
+    played = [s["name"] for s in record["settings"]]
+    missing = [s for s in SETTING_NAMES.get(game, ()) if s not in played]
+    out = [f"only {', '.join(played)}"] if missing else []
+    parts = record["pool"].get("played", ())
+    per_setting = sum(len(record["pool"].get(part, ())) for part in parts) * 2 + (record["headline"]["self"]
+                                                                                   is not None)
+    if parts and len(record["cells"]) < per_setting * len(played):  # a setting without some partners' cells
+        out.append(f"{len(record['cells'])} of its settings' {per_setting * len(played)} cells")
+    if (result.get("filters") or {}).get("partners") is not None:
+        out.append(f"only partners {', '.join(result['filters']['partners'])}")
+    if any(f["game"] == game for f in result.get("failures", [])):
+        out.append("stopped by a failure")
+    return out

@@ -93,7 +93,7 @@ def _cross_play_results() -> dict[str, dict]:
     """Each cooperative game's ``search_learned`` result: the newest protocol's (``search_learned.json``) where it
     played all of that game, else the older one kept beside it (``search_learned_v1.json``). A game played only in
     part under the newer protocol (its levels run a piece at a time) keeps its complete older figure until then."""
-    from cardzoo.evaluation.protocol.leaderboard import left_out
+    from cardzoo.evaluation.protocol.results import left_out
 
     chosen: dict[str, dict] = {}
     for stem in ("search_learned", "search_learned_v1"):
@@ -114,10 +114,8 @@ def _cross_play() -> list[str]:
     if not chosen:
         return ["- Cross-play of the best agent with the benchmark's test pool: not measured (no complete game in "
                 "`evaluation/results/benchmark/search_learned.json` or `search_learned_v1.json`)."]
-    from cardzoo.evaluation.protocol.leaderboard import ORDER
-
     out = []
-    for game in sorted(chosen, key=lambda g: (ORDER.index(g) if g in ORDER else len(ORDER), g)):
+    for game in sorted(chosen):
         entry = chosen[game]
         result = entry["result"]
         head = result["headline"]

@@ -32,9 +32,10 @@ from cardzoo.agents.registry import make_agent
 from cardzoo.agents.summit_rush_turns import DOUBLE_BELOW, DeadTopTurns
 from cardzoo.envs.common.seeding import refuse_benchmark_seeds
 from cardzoo.envs.common.stats import paired, wilson
+from cardzoo.envs.registry import GAMES
 
 RESULTS = Path(__file__).resolve().parents[1] / "results"
-LEVELS = ("normal", "hard", "expert")
+LEVELS = GAMES["summit_rush"].levels  # every level is timed
 DOUBLES = (0.0, DOUBLE_BELOW, 100.0)  # 0: one turner; 1.25: both may turn at Expert; 100: at every level
 FIRST = 80_000_000
 
