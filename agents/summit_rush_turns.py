@@ -25,7 +25,7 @@ memory does).
 
 **A short clock.** Two stock cards turned in one tick cost a stock card but save a tick, and when the clock is
 short the tick is worth more: ``learned`` turns on both seats in many of its stuck Expert ticks, and holding it to
-one turner there lost 8 points while the convention gained at Normal. So in a game whose clock has fewer than
+one turner lost Expert deals it won, while the convention gained at Normal. So in a game whose clock has fewer than
 ``double_below`` ticks per peak card (1.25 by default: Expert's 30 ticks for 28 cards, not Hard's 40 or Normal's
 60), the seat the convention does not name still turns if its own agent wants to. It is the whole game's clock
 that decides, not the ticks left: a rule on the ticks left per card still to clear was tried, and it switched the
@@ -75,7 +75,7 @@ class DeadTopTurns:
     """Another Summit Rush agent's moves, with the dead-top convention for who turns (the module docstring)."""
 
     def __init__(self, agent, name: str | None = None, double_below: float = DOUBLE_BELOW):
-        if not double_below >= 0:
+        if isinstance(double_below, bool) or not isinstance(double_below, int | float) or not double_below >= 0:
             raise OptionError(f"double_below must be a number of ticks per card, 0 or more, not {double_below!r}")
         self.double_below = double_below
         self.agent = agent
@@ -111,7 +111,7 @@ class DeadTopTurns:
         if not legal & ((1 << turn) - 1):  # nothing fits: the convention says who turns
             stalled = self._idle == state
             wants = move == turn and self._short_clock(observation, n_actions)
-            move = turn if self._turns(table, stalled or wants) and legal >> turn & 1 else wait
+            move = turn if self._turns(table, anyway=stalled or wants) and legal >> turn & 1 else wait
             self._idle = state if move == wait else None
         else:
             self._idle = None
@@ -122,10 +122,12 @@ class DeadTopTurns:
         ticks = clock_ticks(observation, n_actions)
         return ticks is not None and ticks < self.double_below * N_PEAKS
 
-    def _turns(self, table: Table, stalled: bool) -> bool:
+    def _turns(self, table: Table, anyway: bool) -> bool:
+        """Whether this seat turns: not after a partner's call; else when told to ``anyway`` (a stalled table, or
+        its own agent's turn on a short clock) or when the convention names it."""
         me = table.seat
         heard = [m[0] for q, m in enumerate(table.heard) if q != me and m is not None and m[1] == 0]
         if any(m in (SAY_TURN, SAY_DONT_TURN) for m in heard):
             return False
-        return stalled or dead_top_turner(table, self.memory.turned) == me
+        return anyway or dead_top_turner(table, self.memory.turned) == me
 

@@ -202,7 +202,7 @@ def test_on_a_short_clock_the_seat_not_named_keeps_its_own_agents_turn(level):
 
 
 def test_double_below_must_be_a_number_of_ticks_and_zero_turns_doubles_off():
-    for bad in (-1, float("nan")):
+    for bad in (-1, float("nan"), "1.5", None, True):
         with pytest.raises(OptionError, match="double_below must be a number of ticks per card"):
             DeadTopTurns(make_agent("simple", "summit_rush_v0"), double_below=bad)
     env = summit_rush_v0.parallel_env(level="expert", talk=False)
