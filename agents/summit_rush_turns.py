@@ -26,8 +26,8 @@ memory does).
 **A short clock.** Two stock cards turned in one tick cost a stock card but save a tick, and when the clock is
 short the tick is worth more: ``learned`` turns on both seats in many of its stuck Expert ticks, and holding it to
 one turner lost Expert deals it won, while the convention gained at Normal. So in a game whose clock has fewer than
-``double_below`` ticks per peak card (1.25 by default: Expert's 30 ticks for 28 cards, not Hard's 40 or Normal's
-60), the seat the convention does not name still turns if its own agent wants to. It is the whole game's clock
+``double_below`` ticks per peak card (by default, of the levels only Expert's), the seat the convention does not
+name still turns if its own agent wants to. It is the whole game's clock
 that decides, not the ticks left: a rule on the ticks left per card still to clear was tried, and it switched the
 doubles off in the middle of Expert games, where they still paid. The clock is read as a level preset's (as the
 search agent reads it); a custom clock no preset has, or an untimed game, counts as long. ``double_below=0``
@@ -41,6 +41,7 @@ import numpy as np
 
 from cardzoo.envs.common.errors import OptionError
 from cardzoo.envs.common.layout import to_bits
+from cardzoo.envs.summit_rush.observer import Observation
 from cardzoo.envs.summit_rush.rules import N_PEAKS, SAY_DONT_TURN, SAY_TURN
 
 from .summit_rush_simple import _NEIGHBOURS, SummitRushSimple, Table, _grank, decode_table, unseen_by_rank
@@ -56,12 +57,15 @@ def outs(table: Table, pile: int) -> int:
 DOUBLE_BELOW = 1.25  # the clock's ticks per peak card below which both seats may turn (the module docstring)
 
 
-def clock_ticks(observation: np.ndarray, n_actions: int) -> int | None:
-    """The whole game's clock in ticks, or None for an untimed game or a clock of no level preset."""
-    from .summit_rush_search import Public  # the search reads the clock the same way
+def clock_ticks(obs: Observation) -> int | None:
+    """The whole game's clock in ticks of a decoded observation, or None for an untimed game or a clock of no
+    level preset."""
+    from .summit_rush_search import clock_of  # the search reads the clock the same way
 
+    if not obs.timed:
+        return None
     try:
-        return Public(to_bits(observation), observation.shape[0], n_actions).ticks
+        return clock_of(obs.size, obs.piles, obs.talk, timed=True)[1]
     except OptionError:
         return None
 
@@ -99,7 +103,8 @@ class DeadTopTurns:
             raise ValueError("the action mask has no legal action: this agent is not to move")
         action = int(self.agent.act(observation, action_mask))
         n_actions = action_mask.shape[0]
-        table = Table(decode_table(to_bits(observation), observation.shape[0], n_actions))
+        seen = decode_table(to_bits(observation), observation.shape[0], n_actions)
+        table = Table(seen)
         memory = self.memory
         memory._remember(table)
         n = table.piles
@@ -110,7 +115,7 @@ class DeadTopTurns:
         state = (table.present, table.on_piles)
         if not legal & ((1 << turn) - 1):  # nothing fits: the convention says who turns
             stalled = self._idle == state
-            wants = move == turn and self._short_clock(observation, n_actions)
+            wants = move == turn and self._short_clock(seen)
             move = turn if self._turns(table, anyway=stalled or wants) and legal >> turn & 1 else wait
             self._idle = state if move == wait else None
         else:
@@ -118,8 +123,8 @@ class DeadTopTurns:
         memory._i_turned = move == turn
         return message * n_moves + move
 
-    def _short_clock(self, observation: np.ndarray, n_actions: int) -> bool:
-        ticks = clock_ticks(observation, n_actions)
+    def _short_clock(self, seen: Observation) -> bool:
+        ticks = clock_ticks(seen)
         return ticks is not None and ticks < self.double_below * N_PEAKS
 
     def _turns(self, table: Table, anyway: bool) -> bool:

@@ -25,6 +25,10 @@ def _table(s: rules.State) -> Table:
     return Table(decode(to_bits(obs), obs.shape[0], s.config.n_actions))
 
 
+def _decoded(observation, n_actions: int):
+    return decode(to_bits(observation), observation.shape[0], n_actions)
+
+
 def _stuck_ticks(games: int = 8):
     """States of simple's games (Normal, silent) at the ticks where nothing fits and both stocks hold cards."""
     env = summit_rush_v0.parallel_env(level="normal", talk=False)
@@ -187,7 +191,7 @@ def test_on_a_short_clock_the_seat_not_named_keeps_its_own_agents_turn(level):
         while env.agents:
             s = env.game.copy()
             names = env.possible_agents
-            assert clock_ticks(obs[names[0]]["observation"], s.config.n_actions) == s.config.ticks
+            assert clock_ticks(_decoded(obs[names[0]]["observation"], s.config.n_actions)) == s.config.ticks
             actions = [team[i].act(obs[n]["observation"], obs[n]["action_mask"]) for i, n in enumerate(names)]
             named = dead_top_turner(_table(s), team[0].memory.turned)  # the turns it counted at this tick
             plain = [twins[i].act(obs[n]["observation"], obs[n]["action_mask"]) % s.config.n_moves == turn
@@ -207,14 +211,14 @@ def test_double_below_must_be_a_number_of_ticks_and_zero_turns_doubles_off():
             DeadTopTurns(make_agent("simple", "summit_rush_v0"), double_below=bad)
     env = summit_rush_v0.parallel_env(level="expert", talk=False)
     obs, _ = env.reset(seed=0)
-    seen = obs["player_0"]["observation"], env.game.config.n_actions
-    assert DeadTopTurns(make_agent("simple", "summit_rush_v0"))._short_clock(*seen)  # Expert: 30 ticks, 28 cards
-    assert not DeadTopTurns(make_agent("simple", "summit_rush_v0"), double_below=0)._short_clock(*seen)
+    seen = _decoded(obs["player_0"]["observation"], env.game.config.n_actions)
+    assert DeadTopTurns(make_agent("simple", "summit_rush_v0"))._short_clock(seen)  # Expert: 30 ticks, 28 cards
+    assert not DeadTopTurns(make_agent("simple", "summit_rush_v0"), double_below=0)._short_clock(seen)
     untimed = summit_rush_v0.parallel_env(time_limit=None, talk=False)
     obs, _ = untimed.reset(seed=0)
-    assert clock_ticks(obs["player_0"]["observation"], untimed.game.config.n_actions) is None
+    assert clock_ticks(_decoded(obs["player_0"]["observation"], untimed.game.config.n_actions)) is None
     assert not DeadTopTurns(make_agent("simple", "summit_rush_v0"), double_below=100)._short_clock(
-        obs["player_0"]["observation"], untimed.game.config.n_actions)  # no clock: never short
+        _decoded(obs["player_0"]["observation"], untimed.game.config.n_actions))  # no clock: never short
     custom = summit_rush_v0.parallel_env(time_limit=57.0, talk=False)  # 19 ticks: short, but no level's clock
     obs, _ = custom.reset(seed=0)
-    assert clock_ticks(obs["player_0"]["observation"], custom.game.config.n_actions) is None
+    assert clock_ticks(_decoded(obs["player_0"]["observation"], custom.game.config.n_actions)) is None

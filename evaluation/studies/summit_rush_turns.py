@@ -10,7 +10,7 @@ deals), both seats the same agent:
 - ``learned``: the shipped policy, its own turns (both seats may turn in one stuck tick);
 - ``learned_turns`` at several values of its ``double_below`` (the clock's ticks per peak card below which the seat
   the convention does not name may still turn when its policy wants): 0 is the convention alone (one turner) at
-  every level, 1.25 (the default) lets both seats turn at Expert only (30 ticks for 28 cards), 100 at every level.
+  every level, the default lets both seats turn on Expert's clock only, 100 at every level.
 
 Every variant is compared with ``learned`` deal by deal (points, 95 %, McNemar). The default of
 :data:`cardzoo.agents.summit_rush_turns.DOUBLE_BELOW` comes from this table. Written to
@@ -36,7 +36,7 @@ from cardzoo.envs.registry import GAMES
 
 RESULTS = Path(__file__).resolve().parents[1] / "results"
 LEVELS = GAMES["summit_rush"].levels  # every level is timed
-DOUBLES = (0.0, DOUBLE_BELOW, 100.0)  # 0: one turner; 1.25: both may turn at Expert; 100: at every level
+DOUBLES = (0.0, DOUBLE_BELOW, 100.0)  # one turner; both may turn at Expert (the default); at every level
 FIRST = 80_000_000
 
 
